@@ -1,0 +1,251 @@
+"""Second pass: compile every function, action, handler and rating body.
+
+Function indices are handed out before any body is compiled, so scripts may
+call each other in any order. Action enumerators are synthesised here: one
+nested loop per parameter over its domain, each 'require' tested at the
+shallowest loop where all the names it uses are bound.
+"""
+from __future__ import annotations
+
+import dataclasses
+
+from runebook.dsl import ast as A
+from runebook.dsl.diagnostics import Diagnostic, did_you_mean
+from runebook.runtime import opcodes as O
+from runebook.runtime.program import Action
+
+from .codegen import FunctionCompiler
+from .symbols import Symbols
+from .types import TypeSpace
+
+CONTRACT = {
+    # name: (params, return, required, what it is for)
+    "play": ([], None, True, "proc play() runs the whole game"),
+    "score": (["player"], "int", True, "fn score(p: player) -> int gives a player's final score"),
+    "tiebreak": (["player"], "int", False, "fn tiebreak(p: player) -> int: higher wins a tie"),
+    "title": (["player"], "str", False, "fn title(p: player) -> str: a rank shown with the result"),
+}
+
+
+def names_in(node) -> set:
+    """Every bare name an expression mentions (for placing 'require' tests)."""
+    found = set()
+
+    def walk(n):
+        if isinstance(n, A.Name):
+            found.add(n.name)
+        elif isinstance(n, list):
+            for x in n:
+                walk(x)
+        elif isinstance(n, tuple):
+            for x in n:
+                walk(x)
+        elif dataclasses.is_dataclass(n):
+            for f in dataclasses.fields(n):
+                if f.name != "span":
+                    walk(getattr(n, f.name))
+
+    walk(node)
+    return found
+
+
+def always_leaves(stmts: list) -> bool:
+    if not stmts:
+        return False
+    last = stmts[-1]
+    if isinstance(last, A.Return):
+        return True
+    if isinstance(last, A.If) and last.orelse is not None:
+        return all(always_leaves(b) for _, b in last.branches) and always_leaves(last.orelse)
+    return False
+
+
+class BodyCompiler:
+    def __init__(self, syms: Symbols, types: TypeSpace, diags: list):
+        self.syms = syms
+        self.types = types
+        self.diags = diags
+        self.functions: list = []
+
+    def error(self, code, message, span, hint=None, severity="error"):
+        self.diags.append(Diagnostic(code, message, span, hint, severity))
+
+    def compile_all(self):
+        syms = self.syms
+        n = 0
+        for fn in syms.functions.values():
+            fn.index, n = n, n + 1
+        for act in syms.actions.values():
+            act.body_fn, act.enum_fn, n = n, n + 1, n + 2
+        for hs in syms.handlers.values():
+            for h in hs:
+                h.fn_index, n = n, n + 1
+        self.functions = [None] * n
+        for fn in syms.functions.values():
+            self.functions[fn.index] = self._function(fn)
+        for act in syms.actions.values():
+            self.functions[act.body_fn] = self._action_body(act)
+            self.functions[act.enum_fn] = self._action_options(act)
+        for event, hs in syms.handlers.items():
+            for h in hs:
+                self.functions[h.fn_index] = self._handler(event, h)
+        policies = {name: self._policy(decl) for name, decl in syms.policies.items()}
+        entry_points = self._contract()
+        self._warn_unused()
+        actions = [Action(a.name, a.groups, [p for p, _ in a.params], a.body_fn, a.enum_fn)
+                   for a in syms.actions.values()]
+        groups = {g: [syms.actions[a].index for a in names] for g, names in syms.groups.items()}
+        return self.functions, entry_points, actions, groups, policies
+
+    # ---------------------------------------------------------------- bodies
+    def _new(self, name, span, **kw) -> FunctionCompiler:
+        fc = FunctionCompiler(self.syms, self.types, self.diags, name, span.file, **kw)
+        fc.line = span.line
+        return fc
+
+    def _function(self, fn):
+        d = fn.decl
+        fc = self._new(f"{'fn' if fn.ret else 'proc'} {fn.name}", d.span, ret=fn.ret)
+        for pname, ptype in fn.params:
+            fc.declare(pname, ptype)
+        fc.block(d.body, new_scope=False)
+        if fn.ret is not None and not always_leaves(d.body):
+            self.error("E0312", f"function '{fn.name}' may reach its end without returning a {fn.ret}", d.span,
+                       "end every path with 'return VALUE'")
+        return fc.finish(len(fn.params))
+
+    def _action_body(self, act):
+        d = act.decl
+        fc = self._new(f"action {act.name}", d.span, actor=True)
+        fc.return_value = act.name  # 'act GROUP for P' yields the name of the action taken
+        fc.declare("actor", "player")
+        for pname, ptype in act.params:
+            fc.declare(pname, ptype)
+        fc.block(d.body, new_scope=False)
+        return fc.finish(1 + len(act.params))
+
+    def _action_options(self, act):
+        """options NAME(actor) -> list of (action index, *arguments)."""
+        d = act.decl
+        fc = self._new(f"options {act.name}", d.span, actor=True, pure=True)
+        fc.declare("actor", "player")
+        acc = fc.hidden("options")
+        fc.emit(O.NEW_LIST)
+        fc.emit(O.STORE_LOCAL, acc)
+        param_names = [p.name for p in d.params]
+        # Each requirement is tested as soon as every parameter it names is bound.
+        by_level: dict = {}
+        for req in d.requires:
+            used = names_in(req)
+            level = max([param_names.index(p) for p in param_names if p in used], default=-1)
+            by_level.setdefault(level, []).append(req)
+        exits = []
+        for req in by_level.get(-1, []):
+            fc.line = req.span.line
+            fc.expect(fc.expr(req), "bool", req.span, "a 'require' condition")
+            exits.append(fc.emit(O.JUMP_IF_FALSE, None))
+
+        def level(k: int):
+            if k == len(d.params):
+                fc.emit(O.CONST, act.index)
+                for p in param_names:
+                    fc.emit(O.LOAD_LOCAL, fc.lookup_local(p)[0])
+                fc.emit(O.BUILD_LIST, 1 + len(param_names))
+                fc.emit(O.APPEND, acc)
+                return
+            p = d.params[k]
+            fc.line = p.span.line
+            want = act.params[k][1]
+            item_t = fc.collection(p.domain, f"the domain of '{p.name}'")
+            if not self.types.assignable(item_t, want):
+                self.error("E0310", f"'{p.name}' is {want}, but its domain holds {item_t}", p.domain.span)
+
+            def body():
+                for req in by_level.get(k, []):
+                    fc.line = req.span.line
+                    fc.expect(fc.expr(req), "bool", req.span, "a 'require' condition")
+                    fc.loops[-1].continues.append(fc.emit(O.JUMP_IF_FALSE, None))
+                level(k + 1)
+
+            fc._loop_over(p.name, want, body)
+
+        level(0)
+        for at in exits:
+            fc.patch(at)
+        fc.emit(O.LOAD_LOCAL, acc)
+        fc.emit(O.RETURN)
+        return fc.finish(1)
+
+    def _handler(self, event, h):
+        d = h.decl
+        fc = self._new(f"on {event}#{h.order}", d.span, in_handler=event)
+        fc.declare("event", f"event:{event}")
+        if d.when is not None:
+            fc.expect(fc.expr(d.when), "bool", d.when.span, "a 'when' condition")
+            skip = fc.emit(O.JUMP_IF_TRUE, None)
+            fc.emit(O.CONST, None)
+            fc.emit(O.RETURN)
+            fc.patch(skip)
+        fc.block(d.body, new_scope=False)
+        return fc.finish(1)
+
+    def _policy(self, decl: A.PolicyDecl) -> dict:
+        out = {"action": {}, "choice": {}}
+        for r in decl.ratings:
+            fc = self._new(f"rate {r.target} ({decl.name})", r.span, ret="int", pure=True, actor=True)
+            fc.declare("actor", "player")
+            if r.kind == "action":
+                act = self.syms.actions.get(r.target)
+                if act is None:
+                    self.error("E0308", f"policy '{decl.name}' rates unknown action '{r.target}'", r.span,
+                               did_you_mean(r.target, self.syms.actions))
+                    continue
+                for pname, ptype in act.params:
+                    fc.declare(pname, ptype)
+                nparams = 1 + len(act.params)
+                key = act.index
+            else:
+                if r.target not in self.syms.choice_types:
+                    self.error("E0317", f"policy '{decl.name}' rates unknown choice '{r.target}'", r.span,
+                               did_you_mean(r.target, self.syms.choice_types)
+                               or "choices are named where a script says 'choose NAME from ...'")
+                    continue
+                fc.declare("option", self.syms.choice_types[r.target])
+                nparams = 2
+                key = r.target
+            fc.expect(fc.expr(r.expr), "int", r.expr.span, "a rating")
+            fc.emit(O.RETURN)
+            self.functions.append(fc.finish(nparams))
+            bucket = out[r.kind]
+            if key in bucket:
+                self.error("E0404", f"policy '{decl.name}' rates '{r.target}' twice", r.span)
+            bucket[key] = len(self.functions) - 1
+        return out
+
+    # ---------------------------------------------------------------- pack-level checks
+    def _contract(self) -> dict:
+        entry = {}
+        for name, (params, ret, required, doc) in CONTRACT.items():
+            fn = self.syms.functions.get(name)
+            if fn is None:
+                if required:
+                    self.error("E0411", f"the pack has no '{name}'", None, f"every pack needs {doc}")
+                continue
+            got = [t for _, t in fn.params]
+            if got != params or fn.ret != ret:
+                self.error("E0412", f"'{name}' has the wrong shape", fn.decl.span, f"it must be: {doc}")
+                continue
+            entry[name] = fn.index
+        return entry
+
+    def _warn_unused(self):
+        for event, hs in self.syms.handlers.items():
+            if event in self.syms.events and event not in self.syms.emitted:
+                for h in hs:
+                    self.error("W0340", f"this handler can never run: no script emits '{event}'",
+                               h.decl.span, f"emit it with 'emit {event}(...)' or remove the handler", "warning")
+        for group, names in self.syms.groups.items():
+            if group not in self.syms.acted:
+                span = self.syms.actions[names[0]].decl.span
+                self.error("W0341", f"actions 'in {group}' can never be taken: no script says 'act {group} for ...'",
+                           span, None, "warning")

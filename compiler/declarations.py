@@ -1,0 +1,271 @@
+"""First pass: collect every top-level declaration of a pack into Symbols.
+
+Also evaluates the constant parts of declarations (entry fields, variable
+and option initial values), which must be literals, names of symbols or
+entries, or lists of those.
+"""
+from __future__ import annotations
+
+from typing import Optional
+
+from runebook.dsl import ast as A
+from runebook.dsl.diagnostics import Diagnostic, did_you_mean
+
+from .symbols import MISSING, ActionInfo, FnInfo, KindInfo, Symbols
+from .types import BASE, TypeSpace, elem, is_list, list_of
+
+RESERVED = {"players", "actor", "event", "option", "true", "false", "none", "die", "seat"}
+
+
+class _HandlerInfo:
+    def __init__(self, decl, order: int):
+        self.decl = decl
+        self.order = order
+        self.fn_index = -1
+
+
+class DeclarationCollector:
+    def __init__(self, diags: list):
+        self.diags = diags
+        self.syms = Symbols()
+        self.types = TypeSpace(set())
+
+    def error(self, code, message, span, hint=None, severity="error"):
+        self.diags.append(Diagnostic(code, message, span, hint, severity))
+
+    # ---------------------------------------------------------------- entry point
+    def collect(self, modules: list[A.Module]) -> Symbols:
+        decls = [d for m in modules for d in m.decls]
+        syms = self.syms
+        syms.kinds["die"] = KindInfo("die", {"faces": ("list[str]", MISSING)}, [], None)
+        # Kinds first: every type annotation may name one.
+        for d in decls:
+            if isinstance(d, A.KindDecl):
+                self._kind_shell(d)
+        self.types.kinds = set(syms.kinds)
+        for d in decls:
+            if isinstance(d, A.KindDecl):
+                self._kind_fields(d)
+        # Symbols (faces, symbol lists) and entries before anything that may use them as values.
+        for d in decls:
+            if isinstance(d, A.DieDecl):
+                self._die(d)
+            elif isinstance(d, A.SymbolsDecl):
+                for n in d.names:
+                    syms.symbols.setdefault(n, d.span)
+        for d in decls:
+            if isinstance(d, A.EntryDecl):
+                self._entry_name(d)
+        for d in decls:
+            if isinstance(d, A.EntryDecl):
+                self._entry_fields(d)
+        handler_order = 0
+        for d in decls:
+            if isinstance(d, A.ZoneDecl):
+                self._claim(d.name, d.span)
+                if d.per not in (None, "player"):
+                    self.error("E0403", f"zones are shared or 'per player', not 'per {d.per}'", d.span)
+                syms.zones[d.name] = (len(syms.zones), d.per == "player")
+            elif isinstance(d, A.VarDecl):
+                self._var(d)
+            elif isinstance(d, A.OptionDecl):
+                self._option(d)
+            elif isinstance(d, A.EventDecl):
+                self._claim(d.name, d.span)
+                syms.events[d.name] = [(p.name, self.type_of(p.type)) for p in d.params]
+            elif isinstance(d, A.FnDecl):
+                self._claim(d.name, d.span)
+                params = [(p.name, self.type_of(p.type)) for p in d.params]
+                ret = self.type_of(d.ret) if d.ret is not None else None
+                syms.functions[d.name] = FnInfo(d.name, -1, params, ret, d)
+            elif isinstance(d, A.ActionDecl):
+                self._claim(d.name, d.span)
+                params = [(p.name, self.type_of(p.type)) for p in d.params]
+                syms.actions[d.name] = ActionInfo(d.name, len(syms.actions), d.groups, params, d)
+                for g in d.groups:
+                    syms.groups.setdefault(g, []).append(d.name)
+            elif isinstance(d, A.HandlerDecl):
+                syms.handlers.setdefault(d.event, []).append(_HandlerInfo(d, handler_order))
+                handler_order += 1
+            elif isinstance(d, A.PolicyDecl):
+                if d.name in syms.policies:
+                    self.error("E0404", f"policy '{d.name}' is declared twice", d.span)
+                syms.policies[d.name] = d
+        for event, hs in syms.handlers.items():
+            if event not in syms.events:
+                self.error("E0318", f"handler for unknown event '{event}'", hs[0].decl.span,
+                           did_you_mean(event, syms.events) or "declare it with 'event NAME(field: type, ...)'")
+            # Higher priority first; equal priorities in declaration order.
+            hs.sort(key=lambda h: (-h.decl.priority, h.order))
+        return syms
+
+    # ---------------------------------------------------------------- helpers
+    def _claim(self, name: str, span) -> bool:
+        if name in RESERVED:
+            self.error("E0405", f"'{name}' is a reserved name", span)
+            return False
+        if name in self.syms.declared_at:
+            first = self.syms.declared_at[name]
+            self.error("E0404", f"'{name}' is already declared at {first}", span,
+                       "every top-level name in a pack must be unique")
+            return False
+        self.syms.declared_at[name] = span
+        return True
+
+    def type_of(self, t: Optional[A.TypeRef]) -> str:
+        if t is None:
+            return "any"
+        if t.name == "list":
+            return list_of(self.type_of(t.elem))
+        if t.name in BASE or t.name in self.syms.kinds:
+            return t.name
+        if t.name in self.syms.events:
+            return f"event:{t.name}"
+        self.error("E0303", f"unknown type '{t.name}'", t.span,
+                   did_you_mean(t.name, list(BASE) + list(self.syms.kinds) + ["list"]))
+        return "any"
+
+    def const(self, e) -> tuple:
+        """(value, type) of a constant expression, or (None, 'any') after reporting."""
+        if isinstance(e, A.IntLit):
+            return e.value, "int"
+        if isinstance(e, A.StrLit):
+            return e.value, "str"
+        if isinstance(e, A.BoolLit):
+            return e.value, "bool"
+        if isinstance(e, A.NoneLit):
+            return None, "none"
+        if isinstance(e, A.Unary) and e.op == "-" and isinstance(e.operand, A.IntLit):
+            return -e.operand.value, "int"
+        if isinstance(e, A.Name):
+            if e.name in self.syms.entries:
+                return e.name, self.syms.entries[e.name]["kind"]
+            if e.name in self.syms.symbols:
+                return e.name, "str"
+            self.error("E0301", f"unknown name '{e.name}'", e.span,
+                       did_you_mean(e.name, list(self.syms.entries) + list(self.syms.symbols))
+                       or "declare it in a 'symbols' list or as an entry")
+            return None, "any"
+        if isinstance(e, A.ListLit):
+            values, t = [], "any"
+            for item in e.items:
+                v, it = self.const(item)
+                values.append(v)
+                joined = self.types.join(t, it)
+                if joined == "?":
+                    self.error("E0310", f"a list's items must share one type: {t} and {it} differ", item.span)
+                    joined = "any"
+                t = joined
+            return tuple(values), list_of(t)
+        self.error("E0406", "this must be a constant: a number, text, true/false, none, a name or a list",
+                   e.span, "compute derived values in a 'fn' instead")
+        return None, "any"
+
+    def _kind_shell(self, d: A.KindDecl):
+        if self._claim(d.name, d.span):
+            self.syms.kinds[d.name] = KindInfo(d.name, {}, [], d.span)
+
+    def _kind_fields(self, d: A.KindDecl):
+        info = self.syms.kinds.get(d.name)
+        if info is None or info.span is not d.span:
+            return
+        for f in d.fields:
+            if f.name in info.fields:
+                self.error("E0404", f"field '{f.name}' is declared twice in kind '{d.name}'", f.span)
+                continue
+            t = self.type_of(f.type)
+            default = MISSING
+            if f.default is not None:
+                # Defaults may name symbols only after those are collected; keep the AST.
+                default = f.default
+            info.fields[f.name] = (t, default)
+
+    def _die(self, d: A.DieDecl):
+        if not self._claim(d.name, d.span):
+            return
+        if len(set(d.faces)) != len(d.faces):
+            self.error("E0407", f"die '{d.name}' lists a face twice", d.span)
+        for f in d.faces:
+            self.syms.symbols.setdefault(f, d.span)
+        self.syms.entries[d.name] = {"kind": "die", "faces": tuple(d.faces)}
+        self.syms.kinds["die"].entries.append(d.name)
+
+    def _entry_name(self, d: A.EntryDecl):
+        if d.kind not in self.syms.kinds or d.kind == "die":
+            hint = did_you_mean(d.kind, self.syms.kinds)
+            if d.kind == "die":
+                hint = "declare dice as 'die NAME: face, face, ...'"
+            self.error("E0303", f"unknown kind '{d.kind}'", d.span, hint or "declare it with 'kind NAME { field: type }'")
+            return
+        # An entry may share its id with a face (both are the same text value).
+        if self._claim(d.name, d.span):
+            self.syms.entries[d.name] = {"kind": d.kind}
+            self.syms.kinds[d.kind].entries.append(d.name)
+
+    def _entry_fields(self, d: A.EntryDecl):
+        entry = self.syms.entries.get(d.name)
+        if entry is None or entry.get("kind") != d.kind or len(entry) > 1:
+            return
+        kind = self.syms.kinds[d.kind]
+        given = {}
+        for f in d.fields:
+            if f.name not in kind.fields:
+                self.error("E0302", f"kind '{d.kind}' has no field '{f.name}'", f.span,
+                           did_you_mean(f.name, kind.fields) or f"fields: {', '.join(kind.fields)}")
+                continue
+            if f.name in given:
+                self.error("E0404", f"field '{f.name}' is given twice", f.span)
+                continue
+            value, t = self.const(f.value)
+            want = kind.fields[f.name][0]
+            if not self.types.assignable(t, want):
+                self.error("E0310", f"field '{f.name}' must be {want}, but this is {t}", f.value.span)
+            given[f.name] = value
+        for fname, (ftype, default) in kind.fields.items():
+            if fname in given:
+                entry[fname] = given[fname]
+            elif default is MISSING:
+                self.error("E0408", f"{d.kind} '{d.name}' is missing field '{fname}'", d.span,
+                           f"add '{fname}: ...' or give the field a default in kind '{d.kind}'")
+                entry[fname] = None
+            else:
+                entry[fname] = self.const(default)[0]
+
+    def _var(self, d: A.VarDecl):
+        # Per-player and per-thing variables are reached only as fields (p.xp),
+        # so they live in their own namespaces, not the pack's global one.
+        if d.per is None:
+            if not self._claim(d.name, d.span):
+                return
+        elif d.name in self.syms.player_vars or d.name in self.syms.thing_vars:
+            self.error("E0404", f"variable '{d.name}' is declared twice", d.span)
+            return
+        t = self.type_of(d.type)
+        value, vt = self.const(d.init)
+        if not self.types.assignable(vt, t):
+            self.error("E0310", f"'{d.name}' is {t}, but its initial value is {vt}", d.init.span)
+        table = {None: self.syms.globals, "player": self.syms.player_vars, "thing": self.syms.thing_vars}.get(d.per)
+        if table is None:
+            self.error("E0403", f"variables are global, 'per player' or 'per thing', not 'per {d.per}'", d.span)
+            return
+        table[d.name] = (len(table), t)
+        self.syms.initial[d.name] = value
+
+    def _option(self, d: A.OptionDecl):
+        if not self._claim(d.name, d.span):
+            return
+        value, vt = self.const(d.default)
+        choices = None
+        if d.choices is not None:
+            choices, ct = self.const(A.ListLit(d.choices, d.span))
+            t = elem(ct) if is_list(ct) else "any"
+            if value not in choices:
+                self.error("E0409", f"option '{d.name}' defaults to {value!r}, which is not one of its choices",
+                           d.default.span)
+        else:
+            t = self.type_of(d.type)
+            if t not in ("int", "bool", "str") and not self.types.is_kind(t):
+                self.error("E0310", f"options are int, bool or str, not {t}", d.type.span)
+        if not self.types.assignable(vt, t):
+            self.error("E0310", f"option '{d.name}' is {t}, but its default is {vt}", d.default.span)
+        self.syms.options[d.name] = (t, value, list(choices) if choices is not None else None)

@@ -1,0 +1,240 @@
+"""Find, validate, compile and cache a pack.
+
+A pack is a folder with a pack.yaml manifest, .rune sources and card tests.
+Compiling is: manifest (YAML + JSON Schema) -> parse every source -> collect
+declarations -> compile bodies -> a Program. Every diagnostic from every
+stage is collected; nothing stops at the first error.
+
+Compiled programs are cached on disk keyed by the pack's content hash and the
+engine version, so a warm start reads one JSON file and skips Lark entirely.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Optional
+
+from runebook import __version__ as ENGINE_VERSION
+from runebook.dsl.diagnostics import ContentError, Diagnostic
+from runebook.dsl.span import Span
+
+MANIFEST = "pack.yaml"
+MAX_SOURCE_BYTES = 2_000_000  # a size limit: content is untrusted input
+
+
+@dataclass
+class PackSource:
+    root: Path
+    manifest: dict
+    manifest_file: str
+    sources: list = field(default_factory=list)  # [(display name, Path)], includes first
+    tests: list = field(default_factory=list)
+
+    @property
+    def name(self) -> str:
+        return str(self.manifest.get("name", self.root.name))
+
+
+# ---------------------------------------------------------------- locating packs
+def content_root() -> Path:
+    return Path(__file__).resolve().parent.parent / "content" if _is_source_tree() else _installed_content()
+
+
+def _is_source_tree() -> bool:
+    return (Path(__file__).resolve().parent.parent / "content").is_dir()
+
+
+def _installed_content() -> Path:
+    import runebook.content
+    return Path(runebook.content.__file__).resolve().parent
+
+
+def builtin_packs() -> list[str]:
+    root = content_root()
+    return sorted(p.name for p in root.iterdir() if (p / MANIFEST).is_file())
+
+
+def find_pack(name_or_path: str) -> Path:
+    """A built-in pack name, or a directory holding a pack.yaml."""
+    path = Path(name_or_path)
+    if (path / MANIFEST).is_file():
+        return path
+    if path.is_file() and path.name == MANIFEST:
+        return path.parent
+    builtin = content_root() / name_or_path
+    if "/" not in name_or_path and (builtin / MANIFEST).is_file():
+        return builtin
+    from runebook.dsl.diagnostics import did_you_mean
+    hint = did_you_mean(name_or_path, builtin_packs())
+    raise ContentError([Diagnostic("E0103", f"no pack named or found at '{name_or_path}'", None,
+                                   hint or f"built-in packs: {', '.join(builtin_packs()) or 'none'}; "
+                                   "or give a folder holding a pack.yaml")])
+
+
+def _display(path: Path, root: Path) -> str:
+    try:
+        return str(path.resolve().relative_to(root.resolve().parent))
+    except ValueError:
+        return str(path)
+
+
+# ---------------------------------------------------------------- manifest and sources
+def read_pack(root: Path, diags: list, _stack: tuple = ()) -> Optional[PackSource]:
+    from runebook.dsl.yaml_load import load_yaml, locate
+    from .schema import validate
+
+    mfile = _display(root / MANIFEST, root)
+    try:
+        manifest = load_yaml(root / MANIFEST, mfile)
+    except ContentError as err:
+        diags.extend(err.diagnostics)
+        return None
+    if not isinstance(manifest, dict):
+        diags.append(Diagnostic("E0402", "pack.yaml must be a mapping of keys to values", Span(mfile, 1, 1, 1, 2)))
+        return None
+    problems = validate(manifest, "pack", mfile)
+    diags.extend(problems)
+    if problems:
+        return None
+    pack = PackSource(root, manifest, mfile)
+    here = root.resolve()
+    for i, inc in enumerate(manifest.get("include", [])):
+        target = (root / inc).resolve()
+        span = locate(manifest, ["include", i], mfile)
+        if target in _stack or target == here:
+            chain = " -> ".join(p.name for p in (*_stack, here, target))
+            diags.append(Diagnostic("E0413", f"cyclic include: {chain}", span,
+                                    "a pack may not include itself, directly or through others"))
+            continue
+        if not (target / MANIFEST).is_file():
+            diags.append(Diagnostic("E0414", f"included pack '{inc}' has no pack.yaml", span))
+            continue
+        sub = read_pack(target, diags, (*_stack, here))
+        if sub is not None:
+            pack.sources.extend(sub.sources)
+    patterns = manifest.get("sources", ["**/*.rune"])
+    seen = set()
+    for i, pattern in enumerate(patterns):
+        matches = sorted(p for p in root.glob(pattern) if p.is_file())
+        if not matches:
+            diags.append(Diagnostic("E0415", f"source pattern '{pattern}' matches no file",
+                                    locate(manifest, ["sources", i], mfile)))
+        for p in matches:
+            if p not in seen:
+                seen.add(p)
+                pack.sources.append((_display(p, root), p))
+    for pattern in manifest.get("tests", ["tests/**/*.yaml"]):
+        pack.tests.extend(sorted(p for p in root.glob(pattern) if p.is_file()))
+    return pack
+
+
+def pack_hash(pack: PackSource) -> str:
+    digest = hashlib.sha256()
+    digest.update((pack.root / MANIFEST).read_bytes())
+    for display, path in pack.sources:
+        digest.update(display.encode() + b"\0")
+        digest.update(path.read_bytes())
+        digest.update(b"\0")
+    return digest.hexdigest()
+
+
+# ---------------------------------------------------------------- compiling
+def compile_source(pack: PackSource, diags: list, phash: str):
+    """Parse, check and emit. Returns (Program or None, Symbols or None)."""
+    from runebook.dsl.parser import parse_module
+    from runebook.runtime.program import Program
+    from .bodies import BodyCompiler
+    from .declarations import DeclarationCollector
+
+    modules = []
+    for display, path in pack.sources:
+        try:
+            data = path.read_bytes()
+            if len(data) > MAX_SOURCE_BYTES:
+                diags.append(Diagnostic("E0104", f"'{display}' is larger than {MAX_SOURCE_BYTES} bytes", None))
+                continue
+            modules.append(parse_module(data.decode("utf-8"), display))
+        except UnicodeDecodeError:
+            diags.append(Diagnostic("E0102", f"'{display}' is not UTF-8 text", Span(display, 1, 1, 1, 2)))
+        except ContentError as err:
+            diags.extend(err.diagnostics)
+    collector = DeclarationCollector(diags)
+    syms = collector.collect(modules)
+    bodies = BodyCompiler(syms, collector.types, diags)
+    functions, entry_points, actions, groups, policies = bodies.compile_all()
+    if any(d.severity == "error" for d in diags):
+        return None, syms
+    m = pack.manifest
+    players = dict(m["players"])
+    players.setdefault("default", players["min"])
+    program = Program(
+        name=pack.name, title=str(m["title"]), pack_version=str(m["version"]),
+        engine_version=ENGINE_VERSION, pack_hash=phash, players=players,
+        options={k: {"type": t, "default": v, "choices": c} for k, (t, v, c) in syms.options.items()},
+        zones=[[name, per] for name, (_, per) in sorted(syms.zones.items(), key=lambda kv: kv[1][0])],
+        globals=[[n, syms.initial.get(n)] for n, _ in sorted(syms.globals.items(), key=lambda kv: kv[1][0])],
+        player_vars=[[n, syms.initial.get(n)] for n, _ in sorted(syms.player_vars.items(), key=lambda kv: kv[1][0])],
+        thing_vars=[[n, syms.initial.get(n)] for n, _ in sorted(syms.thing_vars.items(), key=lambda kv: kv[1][0])],
+        dice={k: v["faces"] for k, v in syms.entries.items() if v["kind"] == "die"},
+        entries=syms.entries,
+        kinds={k: list(info.entries) for k, info in syms.kinds.items()},
+        functions=functions, entry_points=entry_points, actions=actions, groups=groups, policies=policies,
+    )
+    return program, syms
+
+
+def compile_pack(name_or_path: str) -> tuple:
+    """(Program or None, diagnostics, PackSource or None) without touching the cache."""
+    diags: list = []
+    try:
+        root = find_pack(name_or_path)
+    except ContentError as err:
+        return None, err.diagnostics, None
+    pack = read_pack(root, diags)
+    if pack is None:
+        return None, diags, None
+    program, _ = compile_source(pack, diags, pack_hash(pack))
+    return program, diags, pack
+
+
+def _cache_file(name: str, phash: str) -> Path:
+    from runebook.paths import cache_dir
+    folder = cache_dir() / "packs"
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder / f"{name}-{phash[:20]}-{ENGINE_VERSION}.json"
+
+
+def load_program(name_or_path: str, use_cache: bool = True):
+    """The compiled Program of a pack, from the cache when its hash matches.
+
+    Raises ContentError (with every diagnostic) when the pack has errors.
+    """
+    from runebook.runtime.program import Program, ProgramFormatError
+
+    diags: list = []
+    root = find_pack(name_or_path)
+    pack = read_pack(root, diags)
+    if pack is None:
+        raise ContentError(diags)
+    phash = pack_hash(pack)
+    cached = _cache_file(pack.name, phash) if use_cache else None
+    if cached is not None and cached.is_file():
+        try:
+            program = Program.from_json(cached.read_text(), expect_engine=ENGINE_VERSION)
+            if program.pack_hash == phash:
+                return program
+        except (ProgramFormatError, OSError, UnicodeDecodeError):
+            pass  # a damaged cache entry is simply rebuilt
+    program, _ = compile_source(pack, diags, phash)
+    if program is None:
+        raise ContentError([d for d in diags if d.severity == "error"] or diags)
+    if cached is not None:
+        tmp = cached.with_suffix(f".{os.getpid()}.tmp")
+        try:
+            tmp.write_text(program.to_json())
+            os.replace(tmp, cached)
+        except OSError:
+            pass  # caching is an optimisation; a read-only disk must not break play
+    return program

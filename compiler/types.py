@@ -1,0 +1,77 @@
+"""The checker's types, written as plain strings.
+
+  int bool str thing player zone     the value types
+  none                               the type of the literal 'none'
+  any                                unknown after an earlier error (never reported twice)
+  list[T]                            immutable lists
+  <kind>                             an entry id of a declared kind (a kind is a sub-type of str)
+  event:<name>                       an event record
+"""
+from __future__ import annotations
+
+BASE = ("int", "bool", "str", "thing", "player", "zone")
+NULLABLE_BASE = ("str", "thing", "player", "zone")
+
+
+def list_of(t: str) -> str:
+    return f"list[{t}]"
+
+
+def is_list(t: str) -> bool:
+    return t.startswith("list[")
+
+
+def elem(t: str) -> str:
+    return t[5:-1] if is_list(t) else "any"
+
+
+def is_event(t: str) -> bool:
+    return t.startswith("event:")
+
+
+class TypeSpace:
+    """Knows which names are kinds, to decide sub-typing (kind <: str)."""
+
+    def __init__(self, kinds: set[str]):
+        self.kinds = kinds
+
+    def is_kind(self, t: str) -> bool:
+        return t in self.kinds
+
+    def nullable(self, t: str) -> bool:
+        return t in NULLABLE_BASE or t in self.kinds or is_event(t) or t == "any"
+
+    def assignable(self, src: str, dst: str) -> bool:
+        if src == dst or src == "any" or dst == "any":
+            return True
+        if src == "none":
+            return self.nullable(dst)
+        if dst == "str" and src in self.kinds:
+            return True
+        if is_list(src) and is_list(dst):
+            return self.assignable(elem(src), elem(dst))
+        return False
+
+    def comparable(self, a: str, b: str) -> bool:
+        return self.assignable(a, b) or self.assignable(b, a)
+
+    def join(self, a: str, b: str) -> str:
+        """The type of a value that may be a or b (list items, if branches)."""
+        if a == b or b in ("none", "any"):
+            return a
+        if a in ("none", "any"):
+            return b
+        if self.assignable(a, b):
+            return b
+        if self.assignable(b, a):
+            return a
+        if is_list(a) and is_list(b):
+            return list_of(self.join(elem(a), elem(b)))
+        if (a in self.kinds or a == "str") and (b in self.kinds or b == "str"):
+            return "str"
+        return "?"  # incompatible: callers report it
+
+    def valid(self, t: str) -> bool:
+        if is_list(t):
+            return self.valid(elem(t))
+        return t in BASE or t in self.kinds or is_event(t)

@@ -1,0 +1,44 @@
+"""Diagnostics are values: a stable code, a message, a span and a hint.
+
+Codes by family (see docs/diagnostics.md):
+  E01xx  files and YAML          E02xx  syntax
+  E03xx  names and types         E04xx  pack structure and schema
+  E05xx  runtime (scripts)       E06xx  compiled files and logs
+"""
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass
+from typing import Iterable, Optional
+
+from .span import Span
+
+
+@dataclass(frozen=True, slots=True)
+class Diagnostic:
+    code: str
+    message: str
+    span: Optional[Span] = None
+    hint: Optional[str] = None
+    severity: str = "error"
+
+    def to_json(self) -> dict:
+        return {"severity": self.severity, "code": self.code, "message": self.message,
+                "span": self.span.to_json() if self.span else None, "hint": self.hint}
+
+    def __str__(self) -> str:
+        where = f"{self.span}: " if self.span else ""
+        return f"{where}{self.severity}[{self.code}]: {self.message}"
+
+
+class ContentError(Exception):
+    """Raised when content cannot be used; carries every diagnostic found."""
+
+    def __init__(self, diagnostics: list[Diagnostic]):
+        self.diagnostics = list(diagnostics)
+        super().__init__("\n".join(str(d) for d in self.diagnostics))
+
+
+def did_you_mean(name: str, candidates: Iterable[str]) -> Optional[str]:
+    close = difflib.get_close_matches(name, sorted(set(candidates)), n=1, cutoff=0.6)
+    return f"did you mean '{close[0]}'?" if close else None

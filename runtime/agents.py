@@ -1,0 +1,117 @@
+"""Agents answer decisions. None of them knows any game.
+
+  random       uniform over the legal options (its own RNG, seeded from the match seed and seat)
+  first        always the first option
+  scripted     answers from a list (indices or option labels), for tests and replays
+  policy:NAME  a strategy written in the pack's language: each option is rated by
+               the pack's 'policy NAME' and the best rating wins (first on ties)
+
+Interactive agents (human) live in the CLI, the only layer that knows terminals.
+"""
+from __future__ import annotations
+
+import random
+
+
+class AgentError(Exception):
+    pass
+
+
+class Agent:
+    name = "agent"
+
+    def choose(self, decision, world, vm) -> int:
+        raise NotImplementedError
+
+
+class RandomAgent(Agent):
+    name = "random"
+
+    def __init__(self, seed, seat: int):
+        self.rng = random.Random(f"agent:{seed}:{seat}")
+
+    def choose(self, decision, world, vm) -> int:
+        return self.rng.randrange(len(decision.options))
+
+
+class FirstAgent(Agent):
+    name = "first"
+
+    def choose(self, decision, world, vm) -> int:
+        return 0
+
+
+class ScriptedAgent(Agent):
+    """Answers in order; an answer is an option index or an option's label."""
+    name = "scripted"
+
+    def __init__(self, answers):
+        self.answers = list(answers)
+        self.used = 0
+
+    def choose(self, decision, world, vm) -> int:
+        if self.used >= len(self.answers):
+            labels = decision.labels(world)
+            raise AgentError(f"no scripted answer left for a '{decision.tag}' decision; options: {', '.join(labels)}")
+        answer = self.answers[self.used]
+        self.used += 1
+        if isinstance(answer, int):
+            if not 0 <= answer < len(decision.options):
+                raise AgentError(f"scripted answer {answer} is out of range for '{decision.tag}' "
+                                 f"({len(decision.options)} options)")
+            return answer
+        labels = decision.labels(world)
+        if answer in labels:
+            return labels.index(answer)
+        raise AgentError(f"scripted answer '{answer}' is not an option of '{decision.tag}'; "
+                         f"options: {', '.join(labels)}")
+
+
+class PolicyAgent(Agent):
+    def __init__(self, program, policy: str):
+        if policy not in program.policies:
+            from runebook.dsl.diagnostics import did_you_mean
+            hint = did_you_mean(policy, program.policies)
+            known = ", ".join(program.policies) or "none"
+            raise AgentError(f"pack '{program.name}' has no policy '{policy}' "
+                             f"({hint or 'policies: ' + known})")
+        self.name = f"policy:{policy}"
+        self.ratings = program.policies[policy]
+
+    def choose(self, decision, world, vm) -> int:
+        best, best_score = 0, None
+        player = decision.player
+        if decision.kind == "action":
+            table = self.ratings["action"]
+            for i, option in enumerate(decision.options):
+                fn = table.get(option[0])
+                score = vm.call(fn, (player, *option[1:])) if fn is not None else 0
+                if best_score is None or score > best_score:
+                    best, best_score = i, score
+        else:
+            fn = self.ratings["choice"].get(decision.tag)
+            if fn is None:
+                return 0
+            for i, option in enumerate(decision.options):
+                score = vm.call(fn, (player, option))
+                if best_score is None or score > best_score:
+                    best, best_score = i, score
+        return best
+
+
+BUILTIN_AGENTS = ("random", "first", "policy:NAME", "scripted")
+
+
+def make_agent(spec: str, program, seed, seat: int, extra: dict | None = None) -> Agent:
+    """An agent from its command-line name. `extra` adds front-end agents (human)."""
+    if extra and spec in extra:
+        return extra[spec](seat)
+    if spec == "random":
+        return RandomAgent(seed, seat)
+    if spec == "first":
+        return FirstAgent()
+    if spec.startswith("policy:"):
+        return PolicyAgent(program, spec.split(":", 1)[1])
+    known = ["random", "first", "policy:NAME"] + sorted(extra or {})
+    raise AgentError(f"unknown agent '{spec}' (agents: {', '.join(known)}; "
+                     f"policies of {program.name}: {', '.join(program.policies) or 'none'})")

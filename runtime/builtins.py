@@ -1,0 +1,91 @@
+"""The builtin function registry: one row per builtin, the single source of truth.
+
+Each builtin has a signature (parameter types and return type, in the
+checker's type notation), a doc line, an example, and its implementation.
+Type variables: 'T' binds to an element type; 'coll[T]' accepts a list[T] or
+a zone (whose items are things). Implementations receive the world first and
+must be deterministic: randomness only through world.rng.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+
+class ScriptFault(Exception):
+    """A script did something impossible (bad index, division by zero, ...).
+
+    The VM turns it into a runtime diagnostic naming the script and line.
+    """
+
+
+@dataclass(frozen=True, slots=True)
+class Builtin:
+    name: str
+    params: tuple[str, ...]
+    returns: str
+    doc: str
+    example: str
+    impl: Callable
+
+
+def _items(coll):
+    return coll.items if hasattr(coll, "items") and not isinstance(coll, (tuple, list)) else coll
+
+
+def _distinct(world, xs):
+    seen, out = set(), []
+    for x in xs:  # keeps first-seen order: never relies on set iteration order
+        if x not in seen:
+            seen.add(x)
+            out.append(x)
+    return tuple(out)
+
+
+def _remove(world, xs, x):
+    xs = tuple(xs)
+    if x in xs:
+        i = xs.index(x)
+        return xs[:i] + xs[i + 1:]
+    return xs
+
+
+def _faces(world, thing):
+    return world.faces_of(thing)
+
+
+def _random_int(world, lo, hi):
+    if hi < lo:
+        raise ScriptFault(f"random_int({lo}, {hi}): the upper bound is below the lower bound")
+    return world.rng.randint(lo, hi)
+
+
+def _text(world, value):
+    return world.describe(value)
+
+
+BUILTINS: tuple[Builtin, ...] = (
+    Builtin("len", ("coll[T]",), "int", "Number of items in a list or zone.",
+            "len(party of p)", lambda w, c: len(_items(c))),
+    Builtin("min", ("int", "int"), "int", "The smaller of two integers.", "min(3, level)",
+            lambda w, a, b: a if a <= b else b),
+    Builtin("max", ("int", "int"), "int", "The larger of two integers.", "max(0, hp - 2)",
+            lambda w, a, b: a if a >= b else b),
+    Builtin("abs", ("int",), "int", "Absolute value.", "abs(x - y)", lambda w, a: -a if a < 0 else a),
+    Builtin("faces", ("thing",), "list[str]", "The faces a die can show, in declaration order.",
+            "faces(d)", _faces),
+    Builtin("distinct", ("list[T]",), "list[T]", "The list without repeats, first occurrences kept in order.",
+            "distinct([1, 1, 2])", _distinct),
+    Builtin("count_of", ("list[T]", "T"), "int", "How many times a value occurs in a list.",
+            "count_of(xs, 3)", lambda w, xs, x: tuple(xs).count(x)),
+    Builtin("remove", ("list[T]", "T"), "list[T]", "The list with the first occurrence of a value removed.",
+            "remove(xs, 3)", _remove),
+    Builtin("random_int", ("int", "int"), "int", "A random integer between two bounds, both included.",
+            "random_int(1, 6)", _random_int),
+    Builtin("text", ("any",), "str", "A value as narration text.", "text(p)", _text),
+    Builtin("is_die", ("thing",), "bool", "Whether a thing is a die (has faces).", "is_die(t)",
+            lambda w, t: w.is_die(t)),
+)
+
+BY_NAME: dict[str, Builtin] = {b.name: b for b in BUILTINS}
+INDEX: dict[str, int] = {b.name: i for i, b in enumerate(BUILTINS)}

@@ -1,0 +1,89 @@
+"""The match driver: run the pack's play() script, asking agents at decisions.
+
+A match is fully determined by (engine version, pack hash, options, seed,
+decisions). With record=True it keeps an event log (JSON-ready dicts):
+start, say (narration), decision, end. `on_event` streams events as they
+happen, so a watcher sees narration before the next question.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable, Optional
+
+from .vm import VM, DEFAULT_BUDGET
+from .world import World
+
+
+@dataclass
+class MatchResult:
+    scores: list
+    winners: list           # 0-based seats sharing the win
+    titles: list            # per player, or None
+    decisions: int
+    events: list = field(default_factory=list)
+
+
+def start_event(program, seed, options, n_players, agents) -> dict:
+    return {"type": "start", "engine": program.engine_version, "pack": program.name,
+            "pack_hash": program.pack_hash, "seed": seed, "players": n_players,
+            "options": dict(options), "agents": [getattr(a, "name", "?") for a in agents]}
+
+
+class Match:
+    def __init__(self, program, agents: list, seed: int, options: dict, n_players: int,
+                 record: bool = False, on_event: Optional[Callable] = None, budget: int = DEFAULT_BUDGET):
+        self.program = program
+        self.agents = agents
+        self.seed = seed
+        self.options = options
+        self.n_players = n_players
+        self.world = World(program, seed, options, n_players)
+        self.vm = VM(program, self.world, budget)
+        self.record = record or on_event is not None
+        self.on_event = on_event
+        self.events: list = []
+        self.decisions = 0
+
+    def _event(self, event: dict):
+        if self.record:
+            self.events.append(event)
+            if self.on_event is not None:
+                self.on_event(event)
+
+    def _flush_narration(self):
+        narration = self.world.narration
+        if narration:
+            if self.record:
+                for text in narration:
+                    self._event({"type": "say", "text": text})
+            narration.clear()
+
+    def run(self) -> MatchResult:
+        program, vm, world = self.program, self.vm, self.world
+        self._event(start_event(program, self.seed, self.options, self.n_players, self.agents))
+        vm.start(program.entry_points["play"])
+        decision = vm.run()
+        while decision is not None:
+            self._flush_narration()
+            seat = decision.player.seat
+            index = self.agents[seat].choose(decision, world, vm)
+            self.decisions += 1
+            if self.record:
+                labels = decision.labels(world)
+                self._event({"type": "decision", "player": seat + 1, "kind": decision.kind,
+                             "tag": decision.tag, "options": labels, "choice": index, "label": labels[index]})
+            decision = vm.resume(decision.options[index])
+        self._flush_narration()
+        return self._finish()
+
+    def _finish(self) -> MatchResult:
+        program, vm, world = self.program, self.vm, self.world
+        scores = [vm.call(program.entry_points["score"], (p,)) for p in world.players]
+        tiebreak = program.entry_points.get("tiebreak")
+        keys = [(s, vm.call(tiebreak, (p,)) if tiebreak is not None else 0) for s, p in zip(scores, world.players)]
+        best = max(keys)
+        winners = [i for i, k in enumerate(keys) if k == best]
+        title_fn = program.entry_points.get("title")
+        titles = [vm.call(title_fn, (p,)) for p in world.players] if title_fn is not None else [None] * len(scores)
+        self._event({"type": "end", "scores": scores, "winners": [w + 1 for w in winners], "titles": titles})
+        return MatchResult(scores, winners, titles, self.decisions, self.events)

@@ -1,0 +1,102 @@
+"""The opcode table: the single source of truth for the bytecode.
+
+Each row gives the opcode's name, what its operand is, its effect on the
+operand stack (values popped, values pushed; None where it varies) and a
+one-line doc. The emitter (compiler/codegen.py), the disassembler
+(runtime/disasm.py), the interpreter's dispatch (runtime/vm.py) and the
+generated reference (docs/bytecode.md) are all driven from this table;
+tests/test_opcodes.py proves they agree.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional
+
+
+@dataclass(frozen=True, slots=True)
+class OpInfo:
+    code: int
+    name: str
+    operand: str            # "" when the opcode takes none
+    pops: Optional[int]     # None: depends on the operand
+    pushes: int
+    doc: str
+
+
+_TABLE = [
+    # name            operand                     pops pushes doc
+    ("CONST",         "value",                    0, 1, "Push a constant (int, bool, text, none or a tuple of them)."),
+    ("LOAD_LOCAL",    "slot",                     0, 1, "Push a local variable."),
+    ("STORE_LOCAL",   "slot",                     1, 0, "Pop into a local variable."),
+    ("JUMP_IF_FALSE", "target",                   1, 0, "Pop; jump when false."),
+    ("JUMP_IF_TRUE",  "target",                   1, 0, "Pop; jump when true."),
+    ("JUMP",          "target",                   0, 0, "Jump; a backward jump spends one step of the budget."),
+    ("FOR_ITER",      "(items, index, var, end)", 0, 0, "Loop step: store the next item of a local list into var, or jump to end."),
+    ("THING_FACE",    "",                         1, 1, "Pop a thing; push its face."),
+    ("EQ",            "",                         2, 1, "Equality."),
+    ("NE",            "",                         2, 1, "Inequality."),
+    ("LT",            "",                         2, 1, "Less than."),
+    ("LE",            "",                         2, 1, "Less or equal."),
+    ("GT",            "",                         2, 1, "Greater than."),
+    ("GE",            "",                         2, 1, "Greater or equal."),
+    ("ADD",           "",                         2, 1, "Add integers or concatenate lists/texts."),
+    ("SUB",           "",                         2, 1, "Subtract."),
+    ("MUL",           "",                         2, 1, "Multiply."),
+    ("MOD",           "",                         2, 1, "Remainder (floored)."),
+    ("DIV_UP",        "",                         2, 1, "Divide, rounding up; dividing by zero is a script error."),
+    ("DIV_DOWN",      "",                         2, 1, "Divide, rounding down; dividing by zero is a script error."),
+    ("NEG",           "",                         1, 1, "Negate an integer."),
+    ("NOT",           "",                         1, 1, "Boolean not."),
+    ("IN",            "",                         2, 1, "Membership of a value in a list or a thing in a zone."),
+    ("LOAD_GLOBAL",   "slot",                     0, 1, "Push a global variable."),
+    ("STORE_GLOBAL",  "slot",                     1, 0, "Pop into a global variable."),
+    ("LOAD_OPTION",   "name",                     0, 1, "Push the value of a pack option."),
+    ("PLAYER_VAR",    "slot",                     1, 1, "Pop a player; push one of its variables."),
+    ("SET_PLAYER_VAR", "slot",                    2, 0, "Pop a value and a player; set the player's variable."),
+    ("THING_VAR",     "slot",                     1, 1, "Pop a thing; push one of its variables."),
+    ("SET_THING_VAR", "slot",                     2, 0, "Pop a value and a thing; set the thing's variable."),
+    ("SET_FACE",      "",                         2, 0, "Pop a face and a die; turn the die to that face."),
+    ("THING_ENTRY",   "",                         1, 1, "Pop a thing; push the id of the entry it was made from."),
+    ("THING_OWNER",   "",                         1, 1, "Pop a thing; push the player owning its zone, or none."),
+    ("THING_ZONE",    "",                         1, 1, "Pop a thing; push the zone it is in."),
+    ("ZONE_OWNER",    "",                         1, 1, "Pop a zone; push its owner, or none."),
+    ("PLAYER_SEAT",   "",                         1, 1, "Pop a player; push its seat number (1-based)."),
+    ("ENTRY_FIELD",   "field",                    1, 1, "Pop an entry id; push one of its fields."),
+    ("EVENT_FIELD",   "field",                    1, 1, "Pop an event; push one of its fields."),
+    ("SET_EVENT_FIELD", "field",                  2, 0, "Pop a value and an event; set the event's field."),
+    ("ZONE",          "zone",                     0, 1, "Push a zone shared by all players."),
+    ("ZONE_OF",       "zone",                     1, 1, "Pop a player; push that player's copy of a per-player zone."),
+    ("PLAYERS",       "",                         0, 1, "Push the list of players in seat order."),
+    ("ENTRIES",       "kind",                     0, 1, "Push the ids of every entry of a kind, in declaration order."),
+    ("BUILD_LIST",    "count",                    None, 1, "Pop count values; push them as a list."),
+    ("INDEX",         "",                         2, 1, "Pop an index and a list; push the item (0-based)."),
+    ("TO_LIST",       "",                         1, 1, "Pop a list or zone; push a list snapshot of its items."),
+    ("NEW_LIST",      "",                         0, 1, "Push a new empty accumulator (used by 'each' and action enumeration)."),
+    ("APPEND",        "slot",                     1, 0, "Pop a value; append it to the accumulator in a local."),
+    ("FREEZE",        "",                         1, 1, "Pop an accumulator; push it as an immutable list."),
+    ("POP",           "",                         1, 0, "Discard the top of the stack."),
+    ("DUP",           "",                         1, 2, "Duplicate the top of the stack."),
+    ("CALL",          "(function, argc)",         None, 1, "Call a script function; its frame is pushed, never a Python call."),
+    ("CALL_BUILTIN",  "(builtin, argc)",          None, 1, "Call a builtin from the builtin registry."),
+    ("RETURN",        "",                         1, 0, "Return the top of the stack to the caller."),
+    ("MOVE",          "place",                    2, 0, "Pop a zone and a thing or list of things; move them to the zone's bottom (or top)."),
+    ("CREATE",        "",                         2, 1, "Pop a zone and an entry id; create a thing from the entry in the zone; push it."),
+    ("DESTROY",       "",                         1, 0, "Pop a thing or list of things; remove them from the game."),
+    ("ROLL",          "",                         1, 0, "Pop a die or list of dice; roll each to a random face."),
+    ("SHUFFLE",       "",                         1, 0, "Pop a zone; shuffle its order."),
+    ("RANDOM_FROM",   "",                         1, 1, "Pop a list or zone; push a random item, or none when empty."),
+    ("TEXT",          "count",                    None, 1, "Pop count values; push them joined as text."),
+    ("LOG",           "",                         1, 0, "Pop a text; add it to the match narration."),
+    ("NEW_EVENT",     "(event, fields)",          None, 1, "Pop one value per field; push a new event record."),
+    ("CANCEL",        "slot",                     0, 0, "Mark the event in a local as cancelled."),
+    ("DECIDE",        "tag",                      2, 1, "Pop a player and a list of options; suspend until that player chooses; push the choice."),
+    ("DECIDE_ACTION", "group",                    2, 1, "Pop a player and a list of action options; suspend for the choice; push it (none if no option)."),
+    ("PERFORM",       "",                         2, 1, "Pop a player and an action option; call that action's body for the player."),
+    ("AS_ENTRY",      "kind",                     1, 1, "Pop a text; push it as an entry id of a kind, failing if it is not one."),
+]
+
+OPS: tuple[OpInfo, ...] = tuple(OpInfo(i, *row) for i, row in enumerate(_TABLE))
+BY_NAME: dict[str, OpInfo] = {op.name: op for op in OPS}
+
+# Module-level integer constants (CONST, LOAD_LOCAL, ...) for the emitter and VM.
+globals().update({op.name: op.code for op in OPS})

@@ -1,0 +1,46 @@
+"""Resolve a match's pack options from their declared types and choices."""
+from __future__ import annotations
+
+
+class OptionError(ValueError):
+    """A usage error: an unknown option or a value of the wrong kind."""
+
+
+def resolve_options(program, given: dict) -> dict:
+    """Defaults overridden by `given` (values may be texts from the command line)."""
+    from runebook.dsl.diagnostics import did_you_mean
+
+    values = {name: spec["default"] for name, spec in program.options.items()}
+    for name, raw in given.items():
+        spec = program.options.get(name)
+        if spec is None:
+            hint = did_you_mean(name, program.options) or (
+                f"options of {program.name}: {', '.join(program.options) or 'none'}")
+            raise OptionError(f"unknown option '{name}' ({hint})")
+        values[name] = _convert(name, raw, spec)
+    return values
+
+
+def _convert(name: str, raw, spec: dict):
+    t, choices = spec["type"], spec["choices"]
+    value = raw
+    if t == "int":
+        try:
+            value = int(raw)
+        except (TypeError, ValueError):
+            raise OptionError(f"option '{name}' needs a whole number, not '{raw}'") from None
+    elif t == "bool":
+        if isinstance(raw, bool):
+            value = raw
+        elif str(raw).lower() in ("true", "yes", "1", "on"):
+            value = True
+        elif str(raw).lower() in ("false", "no", "0", "off"):
+            value = False
+        else:
+            raise OptionError(f"option '{name}' needs true or false, not '{raw}'")
+    else:
+        value = str(raw)
+    if choices is not None and value not in choices:
+        shown = ", ".join(map(str, choices))
+        raise OptionError(f"option '{name}' must be one of: {shown} (got '{raw}')")
+    return value

@@ -1,0 +1,142 @@
+"""A compiled pack: everything the runtime needs, and nothing of the source.
+
+It serialises to a versioned JSON file stamped with the engine version and
+the pack's content hash (see to_json/from_json). Loading a damaged or foreign
+file raises ProgramFormatError, which the CLI reports as a diagnostic.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+FORMAT = "runebook-compiled"
+FORMAT_VERSION = 1
+
+
+class ProgramFormatError(Exception):
+    pass
+
+
+@dataclass(slots=True)
+class Function:
+    name: str             # e.g. "proc play", "action fight", "rate fight"
+    nparams: int
+    nlocals: int
+    code: list            # list of (opcode, operand)
+    lines: list           # source line of each instruction
+    file: str
+    local_names: list = field(default_factory=list)
+
+    def line_at(self, pc: int) -> int:
+        if 0 <= pc < len(self.lines):
+            return self.lines[pc]
+        return self.lines[-1] if self.lines else 0
+
+
+@dataclass(slots=True)
+class Action:
+    name: str
+    groups: list
+    params: list          # parameter names, for labels
+    body: int             # function index: (actor, *params) -> action name
+    enumerate: int        # function index: (actor) -> list of options
+
+
+@dataclass(slots=True)
+class Program:
+    name: str
+    title: str
+    pack_version: str
+    engine_version: str
+    pack_hash: str
+    players: dict                 # {"min", "max", "default"}
+    options: dict                 # name -> {"type", "default", "choices"}
+    zones: list                   # [name, per_player]
+    globals: list                 # [name, initial]
+    player_vars: list             # [name, initial]
+    thing_vars: list              # [name, initial]
+    dice: dict                    # die id -> [faces]
+    entries: dict                 # entry id -> {"kind": k, field: value}
+    kinds: dict                   # kind -> [entry ids in declaration order]
+    functions: list               # [Function]
+    entry_points: dict            # "play", "score", "tiebreak", "title" -> function index
+    actions: list                 # [Action]
+    groups: dict                  # group -> [action index]
+    policies: dict                # name -> {"action": {action index: fn}, "choice": {tag: fn}}
+
+    # ---------------------------------------------------------------- serialisation
+    def to_json(self) -> str:
+        data = {
+            "format": FORMAT, "format_version": FORMAT_VERSION,
+            "engine_version": self.engine_version, "pack_hash": self.pack_hash,
+            "name": self.name, "title": self.title, "pack_version": self.pack_version,
+            "players": self.players, "options": _enc(self.options), "zones": self.zones,
+            "globals": _enc(self.globals), "player_vars": _enc(self.player_vars),
+            "thing_vars": _enc(self.thing_vars), "dice": self.dice, "entries": _enc(self.entries),
+            "kinds": self.kinds,
+            "functions": [{"name": f.name, "nparams": f.nparams, "nlocals": f.nlocals,
+                           "code": [[op, _enc(arg)] for op, arg in f.code], "lines": f.lines,
+                           "file": f.file, "local_names": f.local_names} for f in self.functions],
+            "entry_points": self.entry_points,
+            "actions": [[a.name, a.group, a.params, a.body, a.enumerate] for a in self.actions],
+            "groups": self.groups,
+            "policies": {name: {"action": {str(k): v for k, v in p["action"].items()},
+                                "choice": p["choice"]} for name, p in self.policies.items()},
+        }
+        return json.dumps(data, separators=(",", ":"))
+
+    @classmethod
+    def from_json(cls, text: str, expect_engine: str | None = None) -> "Program":
+        try:
+            data = json.loads(text)
+        except (ValueError, UnicodeDecodeError) as err:
+            raise ProgramFormatError(f"not a compiled pack (invalid JSON: {err})") from None
+        if not isinstance(data, dict) or data.get("format") != FORMAT:
+            raise ProgramFormatError("not a compiled runebook pack (missing format stamp)")
+        if data.get("format_version") != FORMAT_VERSION:
+            raise ProgramFormatError(f"compiled with format {data.get('format_version')}, "
+                                     f"this engine reads format {FORMAT_VERSION}")
+        if expect_engine is not None and data.get("engine_version") != expect_engine:
+            raise ProgramFormatError(f"compiled by engine {data.get('engine_version')}, this is {expect_engine}")
+        try:
+            return cls(
+                name=data["name"], title=data["title"], pack_version=data["pack_version"],
+                engine_version=data["engine_version"], pack_hash=data["pack_hash"],
+                players=data["players"], options=_dec(data["options"]), zones=data["zones"],
+                globals=_dec(data["globals"]), player_vars=_dec(data["player_vars"]),
+                thing_vars=_dec(data["thing_vars"]),
+                dice={k: tuple(v) for k, v in data["dice"].items()},
+                entries=_dec(data["entries"]), kinds=data["kinds"],
+                functions=[Function(f["name"], f["nparams"], f["nlocals"],
+                                    [(op, _dec(arg)) for op, arg in f["code"]], f["lines"],
+                                    f["file"], f["local_names"]) for f in data["functions"]],
+                entry_points=data["entry_points"],
+                actions=[Action(*row) for row in data["actions"]],
+                groups=data["groups"],
+                policies={name: {"action": {int(k): v for k, v in p["action"].items()},
+                                 "choice": p["choice"]} for name, p in data["policies"].items()},
+            )
+        except (KeyError, TypeError, ValueError, IndexError) as err:
+            raise ProgramFormatError(f"compiled pack is damaged ({type(err).__name__}: {err})") from None
+
+
+# Tuples are our immutable lists; JSON has only arrays, so tag them.
+def _enc(value: Any) -> Any:
+    if isinstance(value, tuple):
+        return {"t": [_enc(v) for v in value]}
+    if isinstance(value, list):
+        return [_enc(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _enc(v) for k, v in value.items()}
+    return value
+
+
+def _dec(value: Any) -> Any:
+    if isinstance(value, dict):
+        if set(value) == {"t"}:
+            return tuple(_dec(v) for v in value["t"])
+        return {k: _dec(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_dec(v) for v in value]
+    return value

@@ -1,0 +1,185 @@
+"""The world model: players, things, zones, variables, and the seeded RNG.
+
+Generic on purpose: a thing is made from a content entry (a die if the entry
+is a die, with a face); a zone is an ordered list of things, shared or one
+per player; variables are global, per player or per thing. Zones keep their
+items in order: index 0 is the top, and 'move' adds at the bottom unless
+told 'top'. Nothing here iterates a set or depends on hash order.
+"""
+from __future__ import annotations
+
+import random
+from collections import deque
+
+from .builtins import ScriptFault
+
+
+class Player:
+    __slots__ = ("seat", "vars")
+
+    def __init__(self, seat: int, initial: list):
+        self.seat = seat          # 0-based; shown 1-based
+        self.vars = list(initial)
+
+    def __repr__(self):
+        return f"Player {self.seat + 1}"
+
+
+class Thing:
+    __slots__ = ("id", "entry", "face", "zone", "vars")
+
+    def __init__(self, id_: int, entry: str, face, zone, initial: list):
+        self.id = id_
+        self.entry = entry
+        self.face = face
+        self.zone = zone
+        self.vars = list(initial)
+
+    def __repr__(self):
+        return f"{self.face or self.entry}#{self.id}"
+
+
+class Zone:
+    __slots__ = ("name", "owner", "items")
+
+    def __init__(self, name: str, owner):
+        self.name = name
+        self.owner = owner
+        self.items: list = []
+
+    def __repr__(self):
+        return self.name if self.owner is None else f"{self.name} of {self.owner!r}"
+
+
+class Event:
+    __slots__ = ("name", "fields", "cancelled")
+
+    def __init__(self, name: str, fields: dict):
+        self.name = name
+        self.fields = fields
+        self.cancelled = False
+
+
+class World:
+    def __init__(self, program, seed: int, options: dict, n_players: int):
+        self.program = program
+        self.rng = random.Random(seed)
+        self.options = options
+        self.players = [Player(i, [v for _, v in program.player_vars]) for i in range(n_players)]
+        self.players_tuple = tuple(self.players)
+        self.globals = [v for _, v in program.globals]
+        self.thing_initial = [v for _, v in program.thing_vars]
+        self.dice = program.dice
+        self.entries = program.entries
+        self.zones: list = []  # zone index -> Zone (shared) or list of Zone per seat
+        for name, per_player in program.zones:
+            if per_player:
+                self.zones.append([Zone(name, p) for p in self.players])
+            else:
+                self.zones.append(Zone(name, None))
+        self.next_id = 1
+        self.forced_rolls: deque = deque()
+        self.narration: list = []   # texts logged by scripts, drained by the match driver
+
+    # ---------------------------------------------------------------- things and zones
+    def create(self, entry: str, zone: Zone) -> Thing:
+        if entry not in self.entries:
+            raise ScriptFault(f"cannot create '{entry}': no such entry")
+        faces = self.dice.get(entry)
+        thing = Thing(self.next_id, entry, faces[0] if faces else None, zone, self.thing_initial)
+        self.next_id += 1
+        zone.items.append(thing)
+        return thing
+
+    def move(self, what, zone: Zone, place: str) -> None:
+        things = what if isinstance(what, (tuple, list)) else (what,)
+        for t in things:
+            if t is None:
+                raise ScriptFault("cannot move 'none'")
+            if t.zone is not None:
+                t.zone.items.remove(t)
+            t.zone = zone
+            if place == "top":
+                zone.items.insert(0, t)
+            else:
+                zone.items.append(t)
+
+    def destroy(self, what) -> None:
+        things = what if isinstance(what, (tuple, list)) else (what,)
+        for t in things:
+            if t.zone is not None:
+                t.zone.items.remove(t)
+                t.zone = None
+
+    def roll(self, what) -> None:
+        things = what if isinstance(what, (tuple, list)) else (what,)
+        for t in things:
+            faces = self.dice.get(t.entry)
+            if faces is None:
+                raise ScriptFault(f"'{t.entry}' is not a die and cannot be rolled")
+            if self.forced_rolls:
+                face = self.forced_rolls.popleft()
+                if face not in faces:
+                    raise ScriptFault(f"forced roll '{face}' is not a face of '{t.entry}' ({', '.join(faces)})")
+                t.face = face
+            else:
+                t.face = faces[self.rng.randrange(len(faces))]
+
+    def set_face(self, thing: Thing, face: str) -> None:
+        faces = self.dice.get(thing.entry)
+        if faces is None:
+            raise ScriptFault(f"'{thing.entry}' is not a die; it has no face to set")
+        if face not in faces:
+            raise ScriptFault(f"'{face}' is not a face of '{thing.entry}' ({', '.join(faces)})")
+        thing.face = face
+
+    def shuffle(self, zone: Zone) -> None:
+        self.rng.shuffle(zone.items)
+
+    def random_from(self, coll):
+        items = coll.items if isinstance(coll, Zone) else coll
+        if not items:
+            return None
+        return items[self.rng.randrange(len(items))]
+
+    def faces_of(self, thing: Thing) -> tuple:
+        return self.dice.get(thing.entry, ())
+
+    def is_die(self, thing: Thing) -> bool:
+        return thing.entry in self.dice
+
+    # ---------------------------------------------------------------- narration
+    def describe(self, value) -> str:
+        if value is None:
+            return "none"
+        if value is True:
+            return "yes"
+        if value is False:
+            return "no"
+        if isinstance(value, str):
+            return value.replace("_", " ")
+        if isinstance(value, Thing):
+            return (value.face or value.entry).replace("_", " ")
+        if isinstance(value, Player):
+            return f"Player {value.seat + 1}"
+        if isinstance(value, Zone):
+            name = value.name.replace("_", " ")
+            return name if value.owner is None else f"{name} of Player {value.owner.seat + 1}"
+        if isinstance(value, (tuple, list)):
+            return ", ".join(self.describe(v) for v in value) if value else "nothing"
+        if isinstance(value, Event):
+            return value.name
+        return str(value)
+
+    def option_label(self, option) -> str:
+        """A readable label for an action option: name(arg, arg)."""
+        action = self.program.actions[option[0]]
+        if len(option) == 1:
+            return action.name
+        args = ", ".join(f"{p}={self.describe(v)}" for p, v in zip(action.params, option[1:]))
+        return f"{action.name}({args})"
+
+    def value_label(self, value) -> str:
+        if isinstance(value, Thing):
+            return f"{self.describe(value)} (#{value.id})"
+        return self.describe(value)
