@@ -257,7 +257,14 @@ class DeclarationCollector:
         value, vt = self.const(d.default)
         choices = None
         if d.choices is not None:
-            choices, ct = self.const(A.ListLit(d.choices, d.span))
+            # 'all KIND' among the choices stands for every entry of that kind.
+            items = []
+            for c in d.choices:
+                if isinstance(c, A.AllEntries) and c.kind in self.syms.kinds:
+                    items.extend(A.Name(e, c.span) for e in self.syms.kinds[c.kind].entries)
+                else:
+                    items.append(c)
+            choices, ct = self.const(A.ListLit(items, d.span))
             t = elem(ct) if is_list(ct) else "any"
             if value not in choices:
                 self.error("E0409", f"option '{d.name}' defaults to {value!r}, which is not one of its choices",

@@ -142,7 +142,7 @@ def pack_hash(pack: PackSource) -> str:
 
 # ---------------------------------------------------------------- compiling
 def compile_source(pack: PackSource, diags: list, phash: str):
-    """Parse, check and emit. Returns (Program or None, Symbols or None)."""
+    """Parse, check and emit. Returns (Program or None, Symbols, TypeSpace)."""
     from runebook.dsl.parser import parse_module
     from runebook.runtime.program import Program
     from .bodies import BodyCompiler
@@ -165,7 +165,7 @@ def compile_source(pack: PackSource, diags: list, phash: str):
     bodies = BodyCompiler(syms, collector.types, diags)
     functions, entry_points, actions, groups, policies = bodies.compile_all()
     if any(d.severity == "error" for d in diags):
-        return None, syms
+        return None, syms, collector.types
     m = pack.manifest
     players = dict(m["players"])
     players.setdefault("default", players["min"])
@@ -182,7 +182,7 @@ def compile_source(pack: PackSource, diags: list, phash: str):
         kinds={k: list(info.entries) for k, info in syms.kinds.items()},
         functions=functions, entry_points=entry_points, actions=actions, groups=groups, policies=policies,
     )
-    return program, syms
+    return program, syms, collector.types
 
 
 def compile_pack(name_or_path: str) -> tuple:
@@ -195,7 +195,7 @@ def compile_pack(name_or_path: str) -> tuple:
     pack = read_pack(root, diags)
     if pack is None:
         return None, diags, None
-    program, _ = compile_source(pack, diags, pack_hash(pack))
+    program, _, _ = compile_source(pack, diags, pack_hash(pack))
     return program, diags, pack
 
 
@@ -227,7 +227,7 @@ def load_program(name_or_path: str, use_cache: bool = True):
                 return program
         except (ProgramFormatError, OSError, UnicodeDecodeError):
             pass  # a damaged cache entry is simply rebuilt
-    program, _ = compile_source(pack, diags, phash)
+    program, _, _ = compile_source(pack, diags, phash)
     if program is None:
         raise ContentError([d for d in diags if d.severity == "error"] or diags)
     if cached is not None:

@@ -81,16 +81,17 @@ def _unescape(body: str) -> str:
 
 @v_args(meta=True)
 class _ToAst(Transformer):
-    def __init__(self, file: str, line_offset: int = 0, col_offset: int = 0):
+    def __init__(self, file: str, line_offset: int = 0, col_offset: int = 0, every_line: bool = False):
         super().__init__()
         self.file = file
         self.line_offset = line_offset
         self.col_offset = col_offset
+        self.every_line = every_line
 
     def sp(self, meta) -> Span:
         s = _span(self.file, meta)
         if self.line_offset or self.col_offset:
-            s = s.shifted(self.line_offset, self.col_offset)
+            s = s.shifted(self.line_offset, self.col_offset, self.every_line)
         return s
 
     # -- entry points
@@ -417,10 +418,11 @@ def _describe(term: str) -> str:
     return f"'{term.lower()}'" if term.isupper() else term
 
 
-def _syntax_diagnostic(err: UnexpectedInput, text: str, file: str, line_offset: int, col_offset: int) -> Diagnostic:
+def _syntax_diagnostic(err: UnexpectedInput, text: str, file: str, line_offset: int, col_offset: int,
+                       every_line: bool = False) -> Diagnostic:
     line = getattr(err, "line", 1) or 1
     col = getattr(err, "column", 1) or 1
-    if line == 1:
+    if line == 1 or every_line:
         col += col_offset
     span = Span(file, line + line_offset, col, line + line_offset, col + 1)
     hint = None
@@ -458,15 +460,16 @@ def _syntax_diagnostic(err: UnexpectedInput, text: str, file: str, line_offset: 
     return Diagnostic("E0200", msg, span, hint)
 
 
-def _parse(text: str, file: str, start: str, line_offset: int = 0, col_offset: int = 0):
+def _parse(text: str, file: str, start: str, line_offset: int = 0, col_offset: int = 0,
+           every_line: bool = False):
     if not text.endswith("\n"):
         text += "\n"
     try:
         tree = _parser().parse(text, start=start)
     except UnexpectedInput as err:
-        raise ContentError([_syntax_diagnostic(err, text, file, line_offset, col_offset)]) from None
+        raise ContentError([_syntax_diagnostic(err, text, file, line_offset, col_offset, every_line)]) from None
     try:
-        return _ToAst(file, line_offset, col_offset).transform(tree)
+        return _ToAst(file, line_offset, col_offset, every_line).transform(tree)
     except VisitError as err:
         if isinstance(err.orig_exc, ContentError):
             raise err.orig_exc from None
@@ -478,11 +481,11 @@ def parse_module(text: str, file: str) -> A.Module:
     return _parse(text, file, "start")
 
 
-def parse_expr(text: str, file: str, line_offset: int = 0, col_offset: int = 0):
+def parse_expr(text: str, file: str, line_offset: int = 0, col_offset: int = 0, every_line: bool = False):
     """Parse one expression (used for string holes and card-test assertions)."""
-    return _parse(text, file, "expr_only", line_offset, col_offset)
+    return _parse(text, file, "expr_only", line_offset, col_offset, every_line)
 
 
-def parse_stmts(text: str, file: str, line_offset: int = 0, col_offset: int = 0) -> list:
+def parse_stmts(text: str, file: str, line_offset: int = 0, col_offset: int = 0, every_line: bool = False) -> list:
     """Parse a statement list (used for card-test setup and actions)."""
-    return _parse(text, file, "stmts_only", line_offset, col_offset)
+    return _parse(text, file, "stmts_only", line_offset, col_offset, every_line)

@@ -1,0 +1,280 @@
+"""Card tests: YAML scenarios that set up a state, act, and assert.
+
+A scenario (format in docs/card-tests.md) runs in a fresh world:
+  setup (file defaults) -> given -> do, with forced dice results ('rolls')
+  and scripted answers ('decisions'), then every 'expect' expression must be
+  true. Code in the YAML is compiled against the pack's own symbols, with
+  p1..pN bound to the players, so scenarios read like the rulebook. Unused
+  forced rolls or decisions fail the scenario: a test must mean what it says.
+"""
+from __future__ import annotations
+
+import dataclasses
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from runebook.dsl.diagnostics import ContentError, Diagnostic
+from runebook.dsl.span import Span
+
+
+@dataclass
+class ScenarioResult:
+    file: str
+    line: int
+    name: str
+    rule: str
+    ok: bool
+    failures: list = field(default_factory=list)
+    narration: list = field(default_factory=list)
+
+
+# ---------------------------------------------------------------- locating tests
+def _pack_of(path: Path) -> Path | None:
+    for folder in [path.parent, *path.parents]:
+        if (folder / "pack.yaml").is_file():
+            return folder
+    return None
+
+
+def _targets(targets: list[str]) -> list[tuple[str, list]]:
+    """[(pack reference, [test files])] in the order given."""
+    from runebook.compiler.pack import find_pack, read_pack
+
+    plan: list = []
+    for target in targets:
+        path = Path(target)
+        if path.is_file() and path.suffix in (".yaml", ".yml") and path.name != "pack.yaml":
+            pack_dir = _pack_of(path.resolve())
+            if pack_dir is None:
+                raise ContentError([Diagnostic("E0103", f"'{target}' is not inside a pack (no pack.yaml above it)")])
+            plan.append((str(pack_dir), [path]))
+            continue
+        root = find_pack(target)
+        diags: list = []
+        pack = read_pack(root, diags)
+        if pack is None:
+            raise ContentError(diags)
+        plan.append((str(root), list(pack.tests)))
+    return plan
+
+
+# ---------------------------------------------------------------- code embedded in YAML
+def _code_offsets(data, path: list, file: str, lines: list[str]) -> tuple[int, int, bool]:
+    """(line offset, column offset, every_line) of a code string inside the YAML text."""
+    from runebook.dsl.yaml_load import locate
+
+    span = locate(data, path, file)
+    row, col = span.line - 1, span.col - 1
+    text = lines[row] if row < len(lines) else ""
+    rest = text[col:].lstrip()
+    if rest.startswith(("|", ">")):
+        # Block scalar: the code starts on the next line, indented.
+        nxt = row + 1
+        while nxt < len(lines) and not lines[nxt].strip():
+            nxt += 1
+        indent = len(lines[nxt]) - len(lines[nxt].lstrip()) if nxt < len(lines) else 0
+        return row + 1 + (nxt - row - 1), indent, True
+    if rest.startswith(("'", '"')):
+        col += 1
+    return row, col, False
+
+
+class _Suite:
+    """One pack compiled from source (card tests need its symbol table)."""
+
+    def __init__(self, pack_ref: str):
+        from runebook.compiler.pack import compile_source, find_pack, pack_hash, read_pack
+
+        diags: list = []
+        root = find_pack(pack_ref)
+        pack = read_pack(root, diags)
+        if pack is None:
+            raise ContentError(diags)
+        program, syms, types = compile_source(pack, diags, pack_hash(pack))
+        if program is None:
+            raise ContentError([d for d in diags if d.severity == "error"])
+        self.root = root
+        self.program = program
+        self.syms = syms
+        self.types = types
+
+    def compile_code(self, code: str, file: str, offsets, n_players: int, kind: str, diags: list):
+        """Compile statements (kind 'stmts') or a boolean expression ('expect')."""
+        from runebook.compiler.codegen import FunctionCompiler
+        from runebook.dsl.parser import parse_expr, parse_stmts
+        from runebook.runtime import opcodes as O
+
+        line0, col0, every = offsets
+        try:
+            tree = (parse_expr if kind == "expect" else parse_stmts)(code, file, line0, col0, every)
+        except ContentError as err:
+            diags.extend(err.diagnostics)
+            return None
+        fc = FunctionCompiler(self.syms, self.types, diags, f"card test {kind}", file,
+                              ret="bool" if kind == "expect" else None)
+        fc.line = line0 + 1
+        for i in range(n_players):
+            fc.declare(f"p{i + 1}", "player")
+        before = len(diags)
+        if kind == "expect":
+            fc.expect(fc.expr(tree), "bool", tree.span, "an 'expect' line")
+            fc.emit(O.RETURN)
+        else:
+            fc.block(tree, new_scope=False)
+        if any(d.severity == "error" for d in diags[before:]):
+            return None
+        return fc.finish(n_players)
+
+
+# ---------------------------------------------------------------- running
+def _run_file(suite: _Suite, path: Path, display: str) -> tuple[list, list]:
+    from runebook.compiler.schema import validate
+    from runebook.dsl.yaml_load import load_yaml_text
+
+    text = path.read_text(encoding="utf-8")
+    data = load_yaml_text(text, display)
+    if not isinstance(data, dict):
+        return [], [Diagnostic("E0402", "a card-test file must be a mapping with 'scenarios'", Span(display, 1, 1, 1, 2))]
+    problems = validate(data, "test", display)
+    if problems:
+        return [], problems
+    lines = text.splitlines()
+    defaults = data.get("defaults") or {}
+    results, diags = [], []
+    for i, sc in enumerate(data["scenarios"]):
+        result = _run_scenario(suite, data, defaults, sc, i, display, lines, diags)
+        if result is not None:
+            results.append(result)
+    return results, diags
+
+
+def _run_scenario(suite, data, defaults, sc, index, display, lines, diags):
+    from runebook.dsl.yaml_load import locate
+    from runebook.runtime.agents import AgentError, ScriptedAgent
+    from runebook.runtime.options import OptionError, resolve_options
+    from runebook.runtime.vm import VM, ScriptError
+    from runebook.runtime.world import World
+
+    where = locate(data, ["scenarios", index], display)
+    n_players = int(sc.get("players", defaults.get("players", suite.program.players["default"])))
+    seed = int(sc.get("seed", defaults.get("seed", 1)))
+    result = ScenarioResult(display, where.line, str(sc["name"]), str(sc["rule"]), True)
+    try:
+        options = resolve_options(suite.program, {**(defaults.get("options") or {}), **(sc.get("options") or {})})
+    except OptionError as err:
+        diags.append(Diagnostic("E0416", str(err), locate(data, ["scenarios", index, "options"], display)))
+        return None
+
+    # Compile every piece of code first: a typo is a diagnostic, not a failure.
+    before = len(diags)
+    pieces = []
+    for key, path in (("setup", ["defaults", "setup"]), ("given", ["scenarios", index, "given"]),
+                      ("do", ["scenarios", index, "do"])):
+        code = defaults.get("setup") if key == "setup" else sc.get(key)
+        if code:
+            fn = suite.compile_code(str(code), display, _code_offsets(data, path, display, lines), n_players, key, diags)
+            pieces.append((key, fn))
+    checks = []
+    for j, code in enumerate(sc["expect"]):
+        offsets = _code_offsets(data, ["scenarios", index, "expect", j], display, lines)
+        checks.append((str(code), suite.compile_code(str(code), display, offsets, n_players, "expect", diags)))
+    if len(diags) > before:
+        return None
+
+    program = dataclasses.replace(suite.program, functions=list(suite.program.functions))
+    world = World(program, seed, options, n_players)
+    world.forced_rolls.extend(str(r) for r in sc.get("rolls", []))
+    vm = VM(program, world)
+    agent = ScriptedAgent(sc.get("decisions", []))
+    players = tuple(world.players)
+
+    def run(fn):
+        program.functions.append(fn)
+        vm.start(len(program.functions) - 1, players)
+        decision = vm.run()
+        while decision is not None:
+            decision = vm.resume(decision.options[agent.choose(decision, world, vm)])
+
+    expected_error = sc.get("expect_error")
+    try:
+        for key, fn in pieces:
+            run(fn)
+        if expected_error:
+            result.failures.append(f"expected the error '{expected_error}', but everything ran")
+    except ScriptError as err:
+        if not expected_error or expected_error not in err.message:
+            result.failures.append(f"script error: {err.message} (in {err.function}, {err.file}:{err.line})")
+    except AgentError as err:
+        result.failures.append(f"decisions: {err}")
+    if agent.used < len(agent.answers):
+        result.failures.append(f"{len(agent.answers) - agent.used} scripted decision(s) were never asked for")
+    if world.forced_rolls:
+        result.failures.append(f"forced rolls never used: {', '.join(world.forced_rolls)}")
+    if not result.failures:
+        for code, fn in checks:
+            program.functions.append(fn)
+            try:
+                ok = vm.call(len(program.functions) - 1, players)
+            except ScriptError as err:
+                result.failures.append(f"expect {code!r}: {err.message}")
+                continue
+            if ok is not True:
+                result.failures.append(f"expected: {code}")
+    result.ok = not result.failures
+    result.narration = list(world.narration)
+    return result
+
+
+def run_card_tests(targets: list[str]) -> tuple[list, list]:
+    """(scenario results, diagnostics) for packs or test files."""
+    results, diags = [], []
+    for pack_ref, files in _targets(targets):
+        suite = _Suite(pack_ref)
+        for path in files:
+            display = _display(path, suite.root)
+            try:
+                r, d = _run_file(suite, Path(path), display)
+            except ContentError as err:
+                r, d = [], err.diagnostics
+            results.extend(r)
+            diags.extend(d)
+    return results, diags
+
+
+def _display(path, root: Path) -> str:
+    try:
+        return str(Path(path).resolve().relative_to(root.resolve().parent))
+    except ValueError:
+        return str(path)
+
+
+def run_and_report(targets: list[str], fmt: str = "text") -> int:
+    """Run, print a report, return the exit code (0 all passed, 1 otherwise)."""
+    from .render import print_diagnostics
+
+    try:
+        results, diags = run_card_tests(targets)
+    except ContentError as err:
+        results, diags = [], err.diagnostics
+    passed = sum(r.ok for r in results)
+    failed = len(results) - passed
+    if fmt == "json":
+        print(json.dumps({"passed": passed, "failed": failed,
+                          "diagnostics": [d.to_json() for d in diags],
+                          "scenarios": [dataclasses.asdict(r) for r in results]}))
+    else:
+        if diags:
+            print_diagnostics(diags)
+        for r in results:
+            mark = "ok  " if r.ok else "FAIL"
+            print(f"{mark} {r.file}:{r.line}  {r.name}")
+            if not r.ok:
+                print(f"       rule: {r.rule}")
+                for f in r.failures:
+                    print(f"       {f}")
+                for text in r.narration[-8:]:
+                    print(f"       | {text}")
+        print(f"{passed} passed, {failed} failed")
+    has_errors = any(d.severity == "error" for d in diags)
+    return 0 if failed == 0 and not has_errors and results else 1
