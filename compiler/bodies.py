@@ -7,14 +7,12 @@ shallowest loop where all the names it uses are bound.
 """
 from __future__ import annotations
 
-import dataclasses
-
 from runebook.dsl import ast as A
 from runebook.dsl.diagnostics import Diagnostic, did_you_mean
 from runebook.runtime import opcodes as O
 from runebook.runtime.program import Action
 
-from .codegen import FunctionCompiler
+from .codegen import FunctionCompiler, names_in
 from .symbols import Symbols
 from .types import TypeSpace
 
@@ -27,36 +25,15 @@ CONTRACT = {
 }
 
 
-def names_in(node) -> set:
-    """Every bare name an expression mentions (for placing 'require' tests)."""
-    found = set()
-
-    def walk(n):
-        if isinstance(n, A.Name):
-            found.add(n.name)
-        elif isinstance(n, list):
-            for x in n:
-                walk(x)
-        elif isinstance(n, tuple):
-            for x in n:
-                walk(x)
-        elif dataclasses.is_dataclass(n):
-            for f in dataclasses.fields(n):
-                if f.name != "span":
-                    walk(getattr(n, f.name))
-
-    walk(node)
-    return found
-
-
 def always_leaves(stmts: list) -> bool:
-    if not stmts:
-        return False
-    last = stmts[-1]
-    if isinstance(last, A.Return):
-        return True
-    if isinstance(last, A.If) and last.orelse is not None:
-        return all(always_leaves(b) for _, b in last.branches) and always_leaves(last.orelse)
+    """Whether a statement list always returns. Any returning statement counts, not
+    only the last: code after it is unreachable (E0320), reported once on its own."""
+    for stmt in stmts:
+        if isinstance(stmt, A.Return):
+            return True
+        if isinstance(stmt, A.If) and stmt.orelse is not None:
+            if all(always_leaves(b) for _, b in stmt.branches) and always_leaves(stmt.orelse):
+                return True
     return False
 
 
@@ -142,8 +119,15 @@ class BodyCompiler:
         exits = []
         for req in by_level.get(-1, []):
             fc.line = req.span.line
-            fc.expect(fc.expr(req), "bool", req.span, "a 'require' condition")
-            exits.append(fc.emit(O.JUMP_IF_FALSE, None))
+            exits.extend(fc.branch_false(req, "a 'require' condition"))
+        # A domain that names no earlier parameter is the same on every pass of
+        # the outer loops: compute it once, before them.
+        hoisted: dict = {}
+        for k, p in enumerate(d.params[1:], start=1):
+            if not (names_in(p.domain) & set(param_names[:k])):
+                fc.line = p.span.line
+                hoisted[k] = (fc.hidden(f"domain {p.name}"), fc.expr(p.domain))
+                fc.emit(O.STORE_LOCAL, hoisted[k][0])
 
         def level(k: int):
             if k == len(d.params):
@@ -156,15 +140,19 @@ class BodyCompiler:
             p = d.params[k]
             fc.line = p.span.line
             want = act.params[k][1]
-            item_t = fc.collection(p.domain, f"the domain of '{p.name}'")
+            if k in hoisted:
+                slot, domain_t = hoisted[k]
+                fc.emit(O.LOAD_LOCAL, slot)
+                item_t = fc.item_type(domain_t, p.domain, f"the domain of '{p.name}'")
+            else:
+                item_t = fc.collection(p.domain, f"the domain of '{p.name}'")
             if not self.types.assignable(item_t, want):
                 self.error("E0310", f"'{p.name}' is {want}, but its domain holds {item_t}", p.domain.span)
 
             def body():
                 for req in by_level.get(k, []):
                     fc.line = req.span.line
-                    fc.expect(fc.expr(req), "bool", req.span, "a 'require' condition")
-                    fc.loops[-1].continues.append(fc.emit(O.JUMP_IF_FALSE, None))
+                    fc.loops[-1].continues.extend(fc.branch_false(req, "a 'require' condition"))
                 level(k + 1)
 
             fc._loop_over(p.name, want, body)

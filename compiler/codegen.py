@@ -7,6 +7,7 @@ expression as 'any' so one mistake is reported once.
 """
 from __future__ import annotations
 
+import dataclasses
 from typing import Optional
 
 from runebook.dsl import ast as A
@@ -16,6 +17,8 @@ from runebook.runtime import builtins as B
 from runebook.runtime import opcodes as O
 from runebook.runtime.program import Function
 
+from .declarations import keyword_name
+from .peephole import optimise
 from .symbols import Symbols
 from .types import TypeSpace, elem, is_event, is_list, list_of
 
@@ -26,6 +29,40 @@ COMPARE = {"==": O.EQ, "!=": O.NE, "<": O.LT, "<=": O.LE, ">": O.GT, ">=": O.GE}
 
 # What each context forbids: ratings and requirements must be pure questions.
 PURE_FORBIDDEN = (A.Choose, A.Act, A.Create, A.Emit, A.RandomFrom)
+# Builtins that draw from the match's RNG: a rating or requirement must not move it.
+IMPURE_BUILTINS = frozenset({"random_int"})
+
+
+def a_type(t: str) -> str:
+    """A type for a message: 'an int', 'a player', "event 'hit'"."""
+    if is_event(t):
+        return f"event '{t[6:]}'"
+    return f"{'an' if t[:1] in 'aeiou' else 'a'} {t}"
+
+
+def names_in(node) -> set:
+    """Every bare name an expression mentions (for placing 'require' tests)."""
+    found = set()
+
+    def walk(n):
+        if isinstance(n, A.Name):
+            found.add(n.name)
+        elif isinstance(n, list):
+            for x in n:
+                walk(x)
+        elif isinstance(n, tuple):
+            for x in n:
+                walk(x)
+        elif dataclasses.is_dataclass(n):
+            for f in dataclasses.fields(n):
+                if f.name != "span":
+                    walk(getattr(n, f.name))
+
+    walk(node)
+    return found
+
+
+_NOT_CONST = object()
 
 
 class _Loop:
@@ -54,6 +91,7 @@ class FunctionCompiler:
         self.loops: list[_Loop] = []
         self.line = 0
         self.return_value = None  # what a bare 'return' and the end give back (actions: their name)
+        self.inline_depth = 0
 
     # ---------------------------------------------------------------- plumbing
     def error(self, code: str, message: str, span: Span, hint: Optional[str] = None, severity="error"):
@@ -72,6 +110,8 @@ class FunctionCompiler:
         self.code[at] = (op, self.here() if target is None else target)
 
     def declare(self, name: str, type_: str, span: Optional[Span] = None) -> int:
+        if span is not None:
+            keyword_name(name, span, self.diags)
         slot = len(self.local_names)
         self.local_names.append(name)
         self.scopes[-1][name] = (slot, type_)
@@ -94,8 +134,48 @@ class FunctionCompiler:
     def finish(self, nparams: int) -> Function:
         self.emit(O.CONST, self.return_value)
         self.emit(O.RETURN)
-        return Function(self.name, nparams, len(self.local_names), self.code, self.lines,
+        code, lines = optimise(self.code, self.lines)
+        return Function(self.name, nparams, len(self.local_names), code, lines,
                         self.file, self.local_names)
+
+    # ---------------------------------------------------------------- conditions as jumps
+    def branch_false(self, e, what: str) -> list:
+        """Compile a condition that falls through when true; return the jumps taken when false.
+
+        'and', 'or' and 'not' become jumps instead of values, so a condition
+        costs no DUP/POP and stops at the first deciding operand.
+        """
+        jumps: list = []
+        self._jump_if(e, False, jumps, what)
+        return jumps
+
+    def _jump_if(self, e, when: bool, jumps: list, what: str) -> None:
+        """Emit code that jumps (recording into jumps) when e == when, else falls through."""
+        if isinstance(e, A.Unary) and e.op == "not":
+            self._jump_if(e.operand, not when, jumps, what)
+            return
+        if isinstance(e, A.Binary) and e.op == "not in":
+            self._jump_if(A.Binary("in", e.left, e.right, e.span), not when, jumps, what)
+            return
+        if isinstance(e, A.Binary) and e.op in ("and", "or"):
+            # 'and' is false as soon as one side is; 'or' true as soon as one side is.
+            short_on = e.op == "or"
+            if when == short_on:
+                self._jump_if(e.left, when, jumps, what)
+                self._jump_if(e.right, when, jumps, what)
+            else:
+                skip: list = []
+                self._jump_if(e.left, not when, skip, what)
+                self._jump_if(e.right, when, jumps, what)
+                for at in skip:
+                    self.patch(at)
+            return
+        self.expect(self.expr(e), "bool", e.span, what)
+        jumps.append(self.emit(O.JUMP_IF_TRUE if when else O.JUMP_IF_FALSE, None))
+
+    def patch_all(self, jumps: list, target: Optional[int] = None):
+        for at in jumps:
+            self.patch(at, target)
 
     def expect(self, got: str, want: str, span: Span, what: str) -> None:
         if not self.types.assignable(got, want):
@@ -223,13 +303,12 @@ class FunctionCompiler:
         all_leave = True
         for cond, body in s.branches:
             self.line = cond.span.line
-            self.expect(self.expr(cond), "bool", cond.span, "a condition")
-            skip = self.emit(O.JUMP_IF_FALSE, None)
+            skips = self.branch_false(cond, "a condition")
             leaves = self.block(body)
             all_leave &= leaves
             if not leaves:
                 ends.append(self.emit(O.JUMP, None))
-            self.patch(skip)
+            self.patch_all(skips)
         if s.orelse is not None:
             all_leave &= self.block(s.orelse)
         else:
@@ -238,15 +317,14 @@ class FunctionCompiler:
             self.patch(at)
         return all_leave
 
-    def _loop_over(self, var: str, var_type: str, body_fn):
+    def _loop_over(self, var: str, var_type: str, body_fn, span: Optional[Span] = None):
         """items/index hidden locals, FOR_ITER step, body, back-edge."""
         items = self.hidden("items")
         index = self.hidden("index")
-        self.emit(O.STORE_LOCAL, items)
-        self.emit(O.CONST, 0)
-        self.emit(O.STORE_LOCAL, index)
+        self.emit(O.ITER_START, (items, index))
         self.scopes.append({})
-        slot = self.declare(var, var_type)
+        slot = self.declare(var, var_type, span)
+        header_line = self.line
         top = self.here()
         step = self.emit(O.FOR_ITER, None)
         loop = _Loop()
@@ -255,6 +333,7 @@ class FunctionCompiler:
         self.loops.pop()
         for at in loop.continues:
             self.patch(at, top)
+        self.line = header_line  # the back-edge (where the budget is spent) belongs to the loop's line
         self.emit(O.JUMP, top)
         self.code[step] = (O.FOR_ITER, (items, index, slot, self.here()))
         for at in loop.breaks:
@@ -263,12 +342,13 @@ class FunctionCompiler:
 
     def s_For(self, s: A.For):
         t = self.collection(s.source, "a 'for' loop")
-        self._loop_over(s.var, t, lambda: self.block(s.body))
+        self._loop_over(s.var, t, lambda: self.block(s.body), s.span)
 
     def collection(self, source, what: str) -> str:
-        """Compile a list or zone and leave a list snapshot; return the item type."""
-        t = self.expr(source)
-        self.emit(O.TO_LIST)
+        """Compile a list or zone for a loop (ITER_START snapshots it); return the item type."""
+        return self.item_type(self.expr(source), source, what)
+
+    def item_type(self, t: str, source, what: str) -> str:
         if t == "zone":
             return "thing"
         if is_list(t):
@@ -278,6 +358,7 @@ class FunctionCompiler:
         return "any"
 
     def s_Repeat(self, s: A.Repeat):
+        header_line = self.line
         self.expect(self.expr(s.count), "int", s.count.span, "the repeat count")
         counter = self.hidden("repeat")
         self.emit(O.STORE_LOCAL, counter)
@@ -296,23 +377,25 @@ class FunctionCompiler:
         self.loops.pop()
         for at in loop.continues:
             self.patch(at, top)
+        self.line = header_line  # the back-edge (where the budget is spent) belongs to the loop's line
         self.emit(O.JUMP, top)
         self.patch(done)
         for at in loop.breaks:
             self.patch(at)
 
     def s_While(self, s: A.While):
+        header_line = self.line
         top = self.here()
-        self.expect(self.expr(s.cond), "bool", s.cond.span, "a condition")
-        done = self.emit(O.JUMP_IF_FALSE, None)
+        done = self.branch_false(s.cond, "a condition")
         loop = _Loop()
         self.loops.append(loop)
         self.block(s.body)
         self.loops.pop()
         for at in loop.continues:
             self.patch(at, top)
+        self.line = header_line
         self.emit(O.JUMP, top)
-        self.patch(done)
+        self.patch_all(done)
         for at in loop.breaks:
             self.patch(at)
 
@@ -370,8 +453,14 @@ class FunctionCompiler:
         self.emit(O.SHUFFLE)
 
     def s_Log(self, s: A.Log):
+        # Narration is skipped entirely when the match is not recorded, so the
+        # text's holes must be pure: skipping them may not change the game.
+        skip = self.emit(O.SKIP_IF_QUIET, None)
+        saved, self.pure = self.pure, True
         self.expr(s.text)
+        self.pure = saved
         self.emit(O.LOG)
+        self.patch(skip)
 
     def s_Cancel(self, s: A.Cancel):
         if self.in_handler is None:
@@ -470,7 +559,30 @@ class FunctionCompiler:
         self.emit(O.ENTRIES, e.kind)
         return list_of(e.kind)
 
+    def _constant(self, e):
+        """The value of a literal or a symbol/entry name, or _NOT_CONST."""
+        if isinstance(e, (A.IntLit, A.StrLit, A.BoolLit)):
+            return e.value
+        if isinstance(e, A.Name) and self.lookup_local(e.name) is None and e.name not in self.syms.globals \
+                and e.name not in self.syms.options and e.name not in self.syms.zones \
+                and (e.name in self.syms.entries or e.name in self.syms.symbols):
+            return e.name
+        return _NOT_CONST
+
     def e_ListLit(self, e: A.ListLit):
+        values = [self._constant(item) for item in e.items]
+        if e.items and all(v is not _NOT_CONST for v in values):
+            # A list of constants is one constant: one instruction instead of n + 1.
+            start = len(self.code)
+            t = self._list_type(e)
+            del self.code[start:], self.lines[start:]
+            self.emit(O.CONST, tuple(values))
+            return t
+        t = self._list_type(e)
+        self.emit(O.BUILD_LIST, len(e.items))
+        return t
+
+    def _list_type(self, e: A.ListLit) -> str:
         t = "any"
         first = True
         for item in e.items:
@@ -483,7 +595,6 @@ class FunctionCompiler:
                 self.error("E0310", f"a list's items must share one type: {t} and {it} differ", item.span)
                 joined = "any"
             t = joined
-        self.emit(O.BUILD_LIST, len(e.items))
         return list_of(t)
 
     def e_Field(self, e: A.Field):
@@ -532,9 +643,9 @@ class FunctionCompiler:
         elif t == "any":
             return "any"
         else:
-            self.error("E0304", f"a {t} has no fields", e.span)
+            self.error("E0304", f"{a_type(t)} has no fields", e.span)
             return "any"
-        self.error("E0302", f"a {t} has no field '{name}'", e.span,
+        self.error("E0302", f"{a_type(t)} has no field '{name}'", e.span,
                    did_you_mean(name, candidates) or (f"fields: {', '.join(candidates)}" if candidates else None))
         return "any"
 
@@ -586,15 +697,59 @@ class FunctionCompiler:
         if self.pure and fn.ret is None:
             self.error("E0330", f"'{e.name}' is a procedure; this context may only compute a value", e.span)
         ok = self._arity(e, len(fn.params))
+        inline = ok and self._inlinable(fn)
+        slots = []
         for i, a in enumerate(e.args):
-            t = self.expr(a)
+            local = self.lookup_local(a.name) if inline and isinstance(a, A.Name) else None
+            if local is not None:
+                t, slot = local[1], local[0]  # a plain local is read in place: no copy needed
+            else:
+                t = self.expr(a)
+                slot = None
             if ok:
                 pname, ptype = fn.params[i]
                 self.expect(t, ptype, a.span, f"argument '{pname}' of '{e.name}'")
-        self.emit(O.CALL, (fn.index, len(e.args)))
+            slots.append(slot)
+        if inline:
+            self._inline(fn, slots)
+        else:
+            self.emit(O.CALL, (fn.index, len(e.args)))
         return fn.ret or "none"
 
+    MAX_INLINE_DEPTH = 3
+
+    def _inlinable(self, fn) -> bool:
+        """A function whose whole body is 'return EXPR' is compiled in place.
+
+        Calls cost a frame and several instructions; content is full of tiny
+        predicates (is_monster, novice, ...), so this is the interpreter's
+        biggest single saving. Behaviour is unchanged: the arguments are still
+        evaluated once, left to right, before the body.
+        """
+        body = fn.decl.body
+        return (fn.ret is not None and len(body) == 1 and isinstance(body[0], A.Return)
+                and body[0].value is not None and self.inline_depth < self.MAX_INLINE_DEPTH)
+
+    def _inline(self, fn, slots: list):
+        for i in reversed(range(len(slots))):
+            if slots[i] is None:  # computed arguments are on the stack, last on top
+                slots[i] = self.hidden(f"{fn.name}.{fn.params[i][0]}")
+                self.emit(O.STORE_LOCAL, slots[i])
+        saved = (self.scopes, self.diags, self.line)
+        # Only the parameters are visible: the caller's locals must not shadow the callee's globals.
+        self.scopes = [{pname: (slot, ptype) for (pname, ptype), slot in zip(fn.params, slots)}]
+        self.diags = []  # the body was already checked where it is declared
+        self.inline_depth += 1
+        try:
+            self.expr(fn.decl.body[0].value)
+        finally:
+            self.inline_depth -= 1
+            self.scopes, self.diags, self.line = saved
+
     def _call_builtin(self, b: B.Builtin, e: A.Call) -> str:
+        if self.pure and b.name in IMPURE_BUILTINS:
+            self.error("E0330", f"'{b.name}' draws a random number; this context may only compute a value",
+                       e.span)
         ok = self._arity(e, len(b.params))
         bound: dict = {}
         for i, a in enumerate(e.args):
@@ -754,12 +909,16 @@ class FunctionCompiler:
         self.emit(O.STORE_LOCAL, acc)
         for action_name in self.syms.groups[e.group]:
             info = self.syms.actions[action_name]
+            # An action whose parameter-free requirements fail offers nothing: test
+            # them here and skip its enumerator call (most hero actions are off).
+            skip = self._action_guard(info, pslot)
             # Each enumerator returns its options; gather them into one list.
             self.emit(O.LOAD_LOCAL, pslot)
             self.emit(O.CALL, (info.enum_fn, 1))
             self.emit(O.LOAD_LOCAL, acc)
             self.emit(O.ADD)
             self.emit(O.STORE_LOCAL, acc)
+            self.patch_all(skip)
         self.emit(O.LOAD_LOCAL, acc)
         self.emit(O.LOAD_LOCAL, pslot)
         self.emit(O.DECIDE_ACTION, e.group)
@@ -769,6 +928,23 @@ class FunctionCompiler:
         self.emit(O.PERFORM)
         self.patch(skip)
         return "str"
+
+    def _action_guard(self, info, pslot: int) -> list:
+        params = {p.name for p in info.decl.params}
+        guards = [r for r in info.decl.requires if not (names_in(r) & params)]
+        jumps: list = []
+        if not guards:
+            return jumps
+        saved = (self.scopes, self.diags, self.pure)
+        self.scopes = [{"actor": (pslot, "player")}]
+        self.diags = []  # checked where the action is declared
+        self.pure = True
+        try:
+            for req in guards:
+                self._jump_if(req, False, jumps, "a 'require' condition")
+        finally:
+            self.scopes, self.diags, self.pure = saved
+        return jumps
 
     def e_Create(self, e: A.Create):
         t = self.expr(e.entry)
@@ -839,10 +1015,10 @@ class FunctionCompiler:
         def body():
             slot, _ = self.lookup_local(e.var)
             if e.cond is not None:
-                self.expect(self.expr(e.cond), "bool", e.cond.span, "a 'where' condition")
-                skip = self.emit(O.JUMP_IF_FALSE if kind != "forall" else O.JUMP_IF_TRUE, None)
-            else:
-                skip = None
+                # Items that do not decide go straight to the next item.
+                jumps: list = []
+                self._jump_if(e.cond, kind == "forall", jumps, "a 'where' condition")
+                self.loops[-1].continues.extend(jumps)
             if kind == "count":
                 self.emit(O.LOAD_LOCAL, acc)
                 self.emit(O.CONST, 1)
@@ -858,12 +1034,10 @@ class FunctionCompiler:
                     self.emit(O.CONST, kind == "exists")
                 self.emit(O.STORE_LOCAL, acc)
                 self.loops[-1].breaks.append(self.emit(O.JUMP, None))
-            if skip is not None:
-                self.patch(skip)
 
         if kind == "forall" and e.cond is None:
             self.error("E0310", "'forall' needs a 'where' condition", e.span)
-        self._loop_over(e.var, item_t, body)
+        self._loop_over(e.var, item_t, body, e.span)
         self.emit(O.LOAD_LOCAL, acc)
         if kind == "each":
             self.emit(O.FREEZE)
@@ -877,18 +1051,14 @@ class FunctionCompiler:
         item_t = self.collection(e.source, "'sum'")
 
         def body():
-            skip = None
             if e.cond is not None:
-                self.expect(self.expr(e.cond), "bool", e.cond.span, "a 'where' condition")
-                skip = self.emit(O.JUMP_IF_FALSE, None)
+                self.loops[-1].continues.extend(self.branch_false(e.cond, "a 'where' condition"))
             self.emit(O.LOAD_LOCAL, acc)
             self.expect(self.expr(e.value), "int", e.value.span, "what 'sum' adds up")
             self.emit(O.ADD)
             self.emit(O.STORE_LOCAL, acc)
-            if skip is not None:
-                self.patch(skip)
 
-        self._loop_over(e.var, item_t, body)
+        self._loop_over(e.var, item_t, body, e.span)
         self.emit(O.LOAD_LOCAL, acc)
         return "int"
 

@@ -16,6 +16,22 @@ from .types import BASE, TypeSpace, elem, is_list, list_of
 
 RESERVED = {"players", "actor", "event", "option", "true", "false", "none", "die", "seat"}
 
+# Keywords that start an expression. The contextual lexer lets them appear where
+# only a name fits (`let count = 1`), but where an expression starts they are
+# read as the keyword, so a variable of that name could never be used.
+# tests/test_grammar.py checks this set against the grammar.
+EXPRESSION_KEYWORDS = frozenset({"act", "all", "choose", "count", "create", "each", "emit", "exists",
+                                 "first", "forall", "not", "random", "sum", "true", "false", "none"})
+
+
+def keyword_name(name: str, span, diags: list) -> bool:
+    """Report a declared name that the grammar would read as a keyword; True if it is one."""
+    if name in EXPRESSION_KEYWORDS:
+        diags.append(Diagnostic("E0405", f"'{name}' is a reserved word and cannot name a value", span,
+                                "it starts an expression, so the name could never be read; choose another name"))
+        return True
+    return False
+
 
 class _HandlerInfo:
     def __init__(self, decl, order: int):
@@ -52,6 +68,7 @@ class DeclarationCollector:
                 self._die(d)
             elif isinstance(d, A.SymbolsDecl):
                 for n in d.names:
+                    keyword_name(n, d.span, self.diags)
                     syms.symbols.setdefault(n, d.span)
         for d in decls:
             if isinstance(d, A.EntryDecl):
@@ -71,15 +88,21 @@ class DeclarationCollector:
             elif isinstance(d, A.OptionDecl):
                 self._option(d)
             elif isinstance(d, A.EventDecl):
-                self._claim(d.name, d.span)
-                syms.events[d.name] = [(p.name, self.type_of(p.type)) for p in d.params]
+                # A duplicate is reported by _claim and skipped: it must not replace the first.
+                if self._claim(d.name, d.span):
+                    self._check_params(d.params)
+                    syms.events[d.name] = [(p.name, self.type_of(p.type)) for p in d.params]
             elif isinstance(d, A.FnDecl):
-                self._claim(d.name, d.span)
+                if not self._claim(d.name, d.span):
+                    continue
+                self._check_params(d.params)
                 params = [(p.name, self.type_of(p.type)) for p in d.params]
                 ret = self.type_of(d.ret) if d.ret is not None else None
                 syms.functions[d.name] = FnInfo(d.name, -1, params, ret, d)
             elif isinstance(d, A.ActionDecl):
-                self._claim(d.name, d.span)
+                if not self._claim(d.name, d.span):
+                    continue
+                self._check_params(d.params)
                 params = [(p.name, self.type_of(p.type)) for p in d.params]
                 syms.actions[d.name] = ActionInfo(d.name, len(syms.actions), d.groups, params, d)
                 for g in d.groups:
@@ -100,9 +123,20 @@ class DeclarationCollector:
         return syms
 
     # ---------------------------------------------------------------- helpers
+    def _check_params(self, params) -> None:
+        for p in params:
+            keyword_name(p.name, p.span, self.diags)
+
     def _claim(self, name: str, span) -> bool:
+        if keyword_name(name, span, self.diags):
+            return False
         if name in RESERVED:
             self.error("E0405", f"'{name}' is a reserved name", span)
+            return False
+        from runebook.runtime.builtins import BY_NAME as BUILTIN_NAMES
+        if name in BUILTIN_NAMES:
+            self.error("E0405", f"'{name}' is a builtin function and cannot be redeclared", span,
+                       "choose another name")
             return False
         if name in self.syms.declared_at:
             first = self.syms.declared_at[name]
@@ -186,6 +220,7 @@ class DeclarationCollector:
         if len(set(d.faces)) != len(d.faces):
             self.error("E0407", f"die '{d.name}' lists a face twice", d.span)
         for f in d.faces:
+            keyword_name(f, d.span, self.diags)
             self.syms.symbols.setdefault(f, d.span)
         self.syms.entries[d.name] = {"kind": "die", "faces": tuple(d.faces)}
         self.syms.kinds["die"].entries.append(d.name)

@@ -95,6 +95,7 @@ def read_pack(root: Path, diags: list, _stack: tuple = ()) -> Optional[PackSourc
         diags.append(Diagnostic("E0402", "pack.yaml must be a mapping of keys to values", Span(mfile, 1, 1, 1, 2)))
         return None
     problems = validate(manifest, "pack", mfile)
+    problems += _player_counts(manifest, mfile)
     diags.extend(problems)
     if problems:
         return None
@@ -130,6 +131,24 @@ def read_pack(root: Path, diags: list, _stack: tuple = ()) -> Optional[PackSourc
     return pack
 
 
+def _player_counts(manifest: dict, mfile: str) -> list:
+    """What the schema cannot say: min <= default <= max."""
+    from runebook.dsl.yaml_load import locate
+
+    players = manifest.get("players")
+    if not isinstance(players, dict) or not all(isinstance(players.get(k), int) for k in ("min", "max")):
+        return []
+    lo, hi = players["min"], players["max"]
+    if lo > hi:
+        return [Diagnostic("E0402", f"players: min ({lo}) is larger than max ({hi})",
+                           locate(manifest, ["players", "min"], mfile))]
+    default = players.get("default")
+    if isinstance(default, int) and not lo <= default <= hi:
+        return [Diagnostic("E0402", f"players: default ({default}) is not between min ({lo}) and max ({hi})",
+                           locate(manifest, ["players", "default"], mfile))]
+    return []
+
+
 def pack_hash(pack: PackSource) -> str:
     digest = hashlib.sha256()
     digest.update((pack.root / MANIFEST).read_bytes())
@@ -149,6 +168,7 @@ def compile_source(pack: PackSource, diags: list, phash: str):
     from .declarations import DeclarationCollector
 
     modules = []
+    unparsed = False
     for display, path in pack.sources:
         try:
             data = path.read_bytes()
@@ -157,13 +177,19 @@ def compile_source(pack: PackSource, diags: list, phash: str):
                 continue
             modules.append(parse_module(data.decode("utf-8"), display))
         except UnicodeDecodeError:
+            unparsed = True
             diags.append(Diagnostic("E0102", f"'{display}' is not UTF-8 text", Span(display, 1, 1, 1, 2)))
         except ContentError as err:
+            unparsed = True
             diags.extend(err.diagnostics)
     collector = DeclarationCollector(diags)
     syms = collector.collect(modules)
     bodies = BodyCompiler(syms, collector.types, diags)
+    before = len(diags)
     functions, entry_points, actions, groups, policies = bodies.compile_all()
+    if unparsed:
+        # 'play' or 'score' may well be in the file that did not parse: say it once, not twice.
+        diags[before:] = [d for d in diags[before:] if d.code != "E0411"]
     if any(d.severity == "error" for d in diags):
         return None, syms, collector.types
     m = pack.manifest

@@ -10,7 +10,7 @@ import hashlib
 from functools import lru_cache
 from pathlib import Path
 
-from lark import Lark, Token, Transformer, v_args
+from lark import Lark, Token, Transformer, Tree, v_args
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError
 
 from . import ast as A
@@ -66,9 +66,19 @@ def _span(file: str, meta_or_tok) -> Span:
 
 
 def _unescape(body: str) -> str:
-    out, i = [], 0
+    return _unescape_map(body)[0]
+
+
+def _unescape_map(body: str) -> tuple[str, list[int]]:
+    """The text of a string body, and where each of its characters sits in the source.
+
+    positions[i] is the offset in `body` of the i-th character of the text (one
+    extra entry for the end), so a {hole} after an escape still gets its column.
+    """
+    out, positions, i = [], [], 0
     while i < len(body):
         ch = body[i]
+        positions.append(i)
         if ch == "\\" and i + 1 < len(body):
             nxt = body[i + 1]
             out.append({"n": "\n", "t": "\t"}.get(nxt, nxt))
@@ -76,7 +86,8 @@ def _unescape(body: str) -> str:
         else:
             out.append(ch)
             i += 1
-    return "".join(out)
+    positions.append(len(body))
+    return "".join(out), positions
 
 
 @v_args(meta=True)
@@ -375,7 +386,7 @@ class _ToAst(Transformer):
     # -- strings with {expr} holes
     def _string(self, tok: Token):
         span = self.sp(tok)
-        body = _unescape(str(tok)[1:-1])
+        body, positions = _unescape_map(str(tok)[1:-1])
         if "{" not in body:
             return A.StrLit(body, span)
         parts: list = []
@@ -397,7 +408,7 @@ class _ToAst(Transformer):
                 parts.append(body[i:j])
             hole = body[j + 1:k]
             # The hole is parsed on its own; map its positions into this string.
-            parts.append(parse_expr(hole, self.file, span.line - 1, span.col + j + 1))
+            parts.append(parse_expr(hole, self.file, span.line - 1, span.col + positions[j + 1]))
             i = k + 1
         return A.Interp(parts, span)
 
@@ -416,6 +427,20 @@ def _describe(term: str) -> str:
     if term in _TOKEN_WORDS:
         return _TOKEN_WORDS[term]
     return f"'{term.lower()}'" if term.isupper() else term
+
+
+def _after_line_start_word(text: str, tok: Token) -> str:
+    """The word just before tok when it is the first word of its line, else ''.
+
+    A line starting with 'else' or 'elif' lexes 'else' as a name (a new statement
+    cannot start with it), so the parser only fails at the token after it.
+    """
+    pos = getattr(tok, "start_pos", None)
+    if not isinstance(pos, int):
+        return ""
+    line = text[:pos].rsplit("\n", 1)[-1]
+    words = line.split()
+    return words[0] if len(words) == 1 else ""
 
 
 def _syntax_diagnostic(err: UnexpectedInput, text: str, file: str, line_offset: int, col_offset: int,
@@ -453,11 +478,27 @@ def _syntax_diagnostic(err: UnexpectedInput, text: str, file: str, line_offset: 
         hint = f"'{tok}' is a reserved word of the language; choose another name"
     elif "ROUNDED" in expected:
         hint = "division must say how to round: write 'a / b rounded up' or 'a / b rounded down'"
-    elif tok.type == "ELSE" or str(tok) == "else" or str(tok) == "elif":
+    elif tok.type == "ELSE" or str(tok) == "else" or str(tok) == "elif" or _after_line_start_word(text, tok) in ("else", "elif"):
         hint = "put 'else' / 'elif' on the same line as the closing '}' of the previous block"
     elif "RBRACE" in expected and tok.type == "$END":
         hint = "a block is missing its closing '}'"
     return Diagnostic("E0200", msg, span, hint)
+
+
+MAX_NESTING = 200  # parse-tree levels; real content stays below 30
+
+
+def _too_deep(tree):
+    """The first subtree lying deeper than MAX_NESTING, or None (iterative walk)."""
+    stack = [(tree, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > MAX_NESTING:
+            return node
+        for child in getattr(node, "children", ()):
+            if isinstance(child, Tree):
+                stack.append((child, depth + 1))
+    return None
 
 
 def _parse(text: str, file: str, start: str, line_offset: int = 0, col_offset: int = 0,
@@ -468,6 +509,15 @@ def _parse(text: str, file: str, start: str, line_offset: int = 0, col_offset: i
         tree = _parser().parse(text, start=start)
     except UnexpectedInput as err:
         raise ContentError([_syntax_diagnostic(err, text, file, line_offset, col_offset, every_line)]) from None
+    too_deep = _too_deep(tree)
+    if too_deep is not None:
+        # The transformer and the checker recurse over the tree: a limit keeps
+        # untrusted content from ending in a Python RecursionError.
+        span = _span(file, too_deep.meta)
+        if line_offset or col_offset:
+            span = span.shifted(line_offset, col_offset, every_line)
+        raise ContentError([Diagnostic("E0204", f"this is nested more than {MAX_NESTING} levels deep", span,
+                                       "split it up: give parts of it names with 'let' or a 'fn'")])
     try:
         return _ToAst(file, line_offset, col_offset, every_line).transform(tree)
     except VisitError as err:

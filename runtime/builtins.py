@@ -60,6 +60,36 @@ def _random_int(world, lo, hi):
     return world.rng.randint(lo, hi)
 
 
+def _take(world, coll, n):
+    return tuple(_items(coll)[:max(0, n)])
+
+
+def _count_face(world, coll, face):
+    n = 0
+    for t in _items(coll):
+        if t.face == face:
+            n += 1
+    return n
+
+
+def _one_per_face(world, coll):
+    seen, out = set(), []
+    for t in _items(coll):  # first thing of each face, in zone order
+        if t.face not in seen:
+            seen.add(t.face)
+            out.append(t)
+    return tuple(out)
+
+
+def _faces_in(world, coll):
+    seen, out = set(), []
+    for t in _items(coll):
+        if t.face not in seen:
+            seen.add(t.face)
+            out.append(t.face)
+    return tuple(out)
+
+
 def _text(world, value):
     return world.describe(value)
 
@@ -80,6 +110,14 @@ BUILTINS: tuple[Builtin, ...] = (
             "count_of(xs, 3)", lambda w, xs, x: tuple(xs).count(x)),
     Builtin("remove", ("list[T]", "T"), "list[T]", "The list with the first occurrence of a value removed.",
             "remove(xs, 3)", _remove),
+    Builtin("take", ("coll[T]", "int"), "list[T]", "The first n items of a list or zone (fewer if it is shorter).",
+            "take(pool, level)", _take),
+    Builtin("count_face", ("coll[T]", "str"), "int", "How many things in a list or zone show a face.",
+            "count_face(dungeon, goblin)", _count_face),
+    Builtin("one_per_face", ("coll[T]", ), "list[T]", "The first thing showing each distinct face, in order.",
+            "one_per_face(party of p)", _one_per_face),
+    Builtin("faces_in", ("coll[T]",), "list[str]", "The distinct faces shown in a list or zone, in order.",
+            "faces_in(dungeon)", _faces_in),
     Builtin("random_int", ("int", "int"), "int", "A random integer between two bounds, both included.",
             "random_int(1, 6)", _random_int),
     Builtin("text", ("any",), "str", "A value as narration text.", "text(p)", _text),

@@ -38,6 +38,7 @@ class Match:
         self.options = options
         self.n_players = n_players
         self.world = World(program, seed, options, n_players)
+        self.world.quiet = not (record or on_event is not None)
         self.vm = VM(program, self.world, budget)
         self.record = record or on_event is not None
         self.on_event = on_event

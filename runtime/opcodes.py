@@ -92,6 +92,16 @@ _TABLE = [
     ("DECIDE",        "tag",                      2, 1, "Pop a player and a list of options; suspend until that player chooses; push the choice."),
     ("DECIDE_ACTION", "group",                    2, 1, "Pop a player and a list of action options; suspend for the choice; push it (none if no option)."),
     ("PERFORM",       "",                         2, 1, "Pop a player and an action option; call that action's body for the player."),
+    ("SKIP_IF_QUIET", "target",                   0, 0, "Jump past a narration line when nobody is listening (simulations)."),
+    ("ITER_START",    "(items, index)",           1, 0, "Pop a list or zone; keep a snapshot of its items in a local and start its index at 0."),
+    # super-instructions, made only by the peephole pass (compiler/peephole.py)
+    ("LOAD_LOCAL2",   "(slot, slot)",             0, 2, "Push two local variables."),
+    ("LOCAL_PLAYER_VAR", "(slot, var)",           0, 1, "Push a variable of the player held in a local."),
+    ("LOCAL_FACE",    "slot",                     0, 1, "Push the face of the thing held in a local."),
+    ("EQ_CONST",      "value",                    1, 1, "Compare the top of the stack with a constant."),
+    ("NE_CONST",      "value",                    1, 1, "Compare the top of the stack with a constant (not equal)."),
+    ("JUMP_IF_NE_CONST", "(value, target)",       1, 0, "Pop; jump unless it equals a constant."),
+    ("JUMP_IF_EQ_CONST", "(value, target)",       1, 0, "Pop; jump when it equals a constant."),
     ("AS_ENTRY",      "kind",                     1, 1, "Pop a text; push it as an entry id of a kind, failing if it is not one."),
 ]
 

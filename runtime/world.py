@@ -80,6 +80,7 @@ class World:
         self.next_id = 1
         self.forced_rolls: deque = deque()
         self.narration: list = []   # texts logged by scripts, drained by the match driver
+        self.quiet = False          # True: nobody reads the narration, scripts skip building it
 
     # ---------------------------------------------------------------- things and zones
     def create(self, entry: str, zone: Zone) -> Thing:
@@ -180,6 +181,9 @@ class World:
         return f"{action.name}({args})"
 
     def value_label(self, value) -> str:
+        """A label an agent or a card test can name an option by (ids kept as written)."""
         if isinstance(value, Thing):
             return f"{self.describe(value)} (#{value.id})"
+        if isinstance(value, str):
+            return value
         return self.describe(value)

@@ -1,0 +1,168 @@
+"""Commands about content itself: packs, validate, compile, disasm, test, explain."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from .errors import CONTENT, INTERNAL, content_error, file_error, load_program, pack_base, usage_error
+from .render import Out, count, diagnostics_json, plural, render_diagnostics
+
+
+# ---------------------------------------------------------------- packs
+def packs() -> None:
+    from runebook.compiler.pack import builtin_packs, content_root, read_pack
+
+    out = Out()
+    names = builtin_packs()
+    if not names:
+        out.line("no built-in packs")
+        return
+    width = max(len(n) for n in names)
+    for name in names:
+        diags: list = []
+        source = read_pack(content_root() / name, diags)
+        if source is None:
+            out.line(f"{name:<{width}}  (broken: {plural(count(diags, 'error'), 'error')}; "
+                     f"run 'runebook validate {name}')", "warning")
+            continue
+        m = source.manifest
+        players = m["players"]
+        span = f"{players['min']}" if players["min"] == players["max"] else f"{players['min']}-{players['max']}"
+        out.parts((f"{name:<{width}}", "bold"), (f"  {m['title']}  ({span} players)", None))
+
+
+# ---------------------------------------------------------------- validate
+def validate(targets: list[str], fmt: str) -> None:
+    from runebook.compiler.pack import compile_pack
+
+    out = Out()
+    everything, summary, failed = [], [], False
+    for target in targets:
+        program, diags, pack = compile_pack(target)
+        name = pack.name if pack is not None else target
+        errors, warnings = count(diags, "error"), count(diags, "warning")
+        ok = program is not None and errors == 0
+        failed |= not ok
+        everything.extend(diags)
+        summary.append({"pack": name, "ok": ok, "errors": errors, "warnings": warnings})
+        if fmt == "text":
+            render_diagnostics(diags, pack_base(target), out)
+            out.line(_summary_line(name, ok, errors, warnings), "bold" if ok else "error")
+    if fmt == "json":
+        print(diagnostics_json(everything, packs=summary))
+    if failed:
+        raise typer.Exit(CONTENT)
+
+
+def _summary_line(name: str, ok: bool, errors: int, warnings: int) -> str:
+    if ok:
+        return f"{name}: ok ({plural(warnings, 'warning')})" if warnings else f"{name}: ok"
+    text = f"{name}: {plural(errors, 'error')}"
+    return text + (f", {plural(warnings, 'warning')}" if warnings else "")
+
+
+# ---------------------------------------------------------------- compile
+def compile_(target: str, output: Optional[Path]) -> None:
+    from runebook.compiler.pack import compile_pack
+
+    program, diags, _ = compile_pack(target)
+    if program is None or count(diags, "error"):
+        content_error(diags, pack_base(target))
+    render_diagnostics(diags, pack_base(target), Out.err())  # warnings only, at this point
+    path = output if output is not None else Path.cwd() / f"{program.name}.rbc.json"
+    text = program.to_json()
+    try:
+        path.write_text(text, encoding="utf-8")
+    except OSError as err:
+        usage_error(f"cannot write '{path}': {err.strerror or err}")
+    Out().line(f"wrote {path} ({program.name} {program.pack_version}, "
+               f"{len(program.functions)} functions, pack hash {program.pack_hash[:16]}…)")
+
+
+# ---------------------------------------------------------------- disasm
+def disasm(target: str, pattern: Optional[str]) -> None:
+    from .disasm import disassemble, select
+
+    program = _program_or_compiled_file(target)
+    chosen = select(program, pattern)
+    if not chosen:
+        names = ", ".join(f.name for f in program.functions[:12])
+        usage_error(f"no function of {program.name} has '{pattern}' in its name (functions: {names}, ...)")
+    out = Out()
+    for n, (index, fn) in enumerate(chosen):
+        if n:
+            out.line()
+        for line in disassemble(program, index, fn):
+            out.line(line)
+
+
+def _program_or_compiled_file(target: str):
+    path = Path(target)
+    if not (target.endswith(".json") or path.is_file()):
+        return load_program(target)
+    from runebook.runtime.program import Program, ProgramFormatError
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as err:
+        file_error("E0102", f"cannot read '{target}': {getattr(err, 'strerror', None) or err}")
+    try:
+        return Program.from_json(text)
+    except ProgramFormatError as err:
+        file_error("E0601", f"{target}: {err}", "recompile it with 'runebook compile PACK'")
+    except (AttributeError, KeyError, TypeError, ValueError, IndexError) as err:
+        # from_json trusts the shape of some sections; a hand-edited file can
+        # still break it, which is a damaged file, not a bug of ours.
+        file_error("E0601", f"{target}: compiled pack is damaged ({type(err).__name__}: {err})",
+                   "recompile it with 'runebook compile PACK'")
+
+
+# ---------------------------------------------------------------- test
+def test(targets: list[str], fmt: str) -> None:
+    try:
+        from .cardtests import run_and_report
+    except ImportError as err:
+        Out.err().line(f"card tests are not available ({err})", "error")
+        raise typer.Exit(INTERNAL)
+    raise typer.Exit(run_and_report(targets, fmt))
+
+
+# ---------------------------------------------------------------- explain
+FAMILIES = {
+    "E01": ("files and YAML",
+            "A file could not be read (missing, not UTF-8, too large) or a YAML file is malformed. "
+            "Check the path, the encoding and the indentation; every ':' needs a space after it."),
+    "E02": ("syntax",
+            "A .rune file does not parse: an unexpected token, an unclosed bracket or text, or the "
+            "file ending mid-definition. The caret shows where the parser gave up; the mistake is "
+            "often just before it."),
+    "E03": ("names and types",
+            "A name is unknown or used as the wrong kind of thing: an unknown variable or field, a "
+            "call with wrong arguments, a value of the wrong type. Look at the 'did you mean' hint."),
+    "E04": ("pack structure and schema",
+            "pack.yaml or a card-test file breaks its schema (unknown or missing keys, wrong value "
+            "types), or the pack as a whole is incomplete: no 'play', no 'score', a cyclic include, "
+            "a source pattern matching nothing, an option whose default is not one of its choices."),
+    "E05": ("runtime (scripts)",
+            "A script failed while a match ran: the step budget ran out (a loop that never ends), "
+            "a division by zero, an index outside a list, 'none' where a value was needed. The "
+            "location is the script line that was running."),
+    "E06": ("compiled files and logs",
+            "A compiled pack (.rbc.json) or a match log is damaged, from another engine or format "
+            "version, or does not match the pack it names (E0601 compiled file, E0602 log, "
+            "E0603 pack changed since the log was made, E0604 replay diverged). Recompile the pack "
+            "or record the match again."),
+}
+
+
+def explain(code: str) -> None:
+    import re
+    match = re.fullmatch(r"(E0\d)(\d\d)?(XX)?", code.strip().upper())
+    family = match.group(1) if match else None
+    if family not in FAMILIES:
+        usage_error(f"unknown diagnostic code '{code}' (families: {', '.join(sorted(FAMILIES))})")
+    title, text = FAMILIES[family]
+    out = Out()
+    out.line(f"{family}xx: {title}", "bold")
+    out.line(text)

@@ -1,0 +1,102 @@
+"""`runebook play`: one match, narrated, optionally logged for replay."""
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Optional
+
+from .errors import load_program, script_error, usage_error
+from .matchsetup import agent_specs, build_agents, options_for, players_for
+from .render import Out
+
+
+def play(target: str, agents: str, players: Optional[int], seed: Optional[int], option_flags: list[str],
+         log: Optional[Path], as_json: bool) -> None:
+    from runebook.runtime.match import Match
+    from runebook.runtime.vm import ScriptError
+    from .human import EndOfInput, HumanAgent, HumanAgentFactory
+
+    program = load_program(target)
+    options = options_for(program, option_flags)
+    n = players_for(program, players)
+    specs = agent_specs(agents, n)
+    if seed is None:
+        seed = fresh_seed()
+    # With --json, stdout carries one JSON object only: questions go to stderr.
+    humans = HumanAgentFactory(out=sys.stderr if as_json else sys.stdout)
+    seats = build_agents(program, specs, seed, extra={"human": humans})
+
+    out = Out()
+    narrator = None
+    if not as_json:
+        out.line(f"{program.title}: {n} player{'s' if n > 1 else ''}, seed {seed}, "
+                 f"agents {', '.join(specs)}", "bold")
+        narrator = Narrator(out, [isinstance(a, HumanAgent) for a in seats])
+    match = Match(program, seats, seed, options, n, record=log is not None, on_event=narrator)
+    try:
+        result = match.run()
+    except ScriptError as err:
+        script_error(err, target)
+    except EndOfInput as err:
+        usage_error(str(err))
+    if log is not None:
+        write_log(log, match.events, pack_source(target))
+    if as_json:
+        print(json.dumps({"winner": [w + 1 for w in result.winners], "scores": result.scores,
+                          "titles": result.titles, "seed": seed, "decisions": result.decisions}))
+    else:
+        show_result(out, result, seed, log)
+
+
+def fresh_seed() -> int:
+    import random
+    return random.SystemRandom().randrange(1, 1_000_000_000)
+
+
+class Narrator:
+    """Match.on_event: prints narration as it happens, and what agents chose."""
+
+    def __init__(self, out: Out, is_human: list[bool]):
+        self.out = out
+        self.is_human = is_human
+
+    def __call__(self, event: dict) -> None:
+        kind = event.get("type")
+        if kind == "say":
+            self.out.line(event["text"])
+        elif kind == "decision" and not self.is_human[event["player"] - 1]:
+            self.out.line(f"  Player {event['player']} chose: {event['label']}", "dim")
+
+
+def show_result(out: Out, result, seed: int, log: Optional[Path]) -> None:
+    out.line()
+    for seat, (score, title) in enumerate(zip(result.scores, result.titles), 1):
+        won = len(result.scores) > 1 and seat - 1 in result.winners
+        text = f"Player {seat}: {score} points" + (f"  ({title})" if title else "") + ("  *winner*" if won else "")
+        out.line(text, "bold" if won else None)
+    if len(result.scores) > 1:
+        names = " and ".join(f"Player {w + 1}" for w in result.winners)
+        out.line(f"Winner: {names}" if len(result.winners) == 1 else f"Shared win: {names}", "bold")
+    out.line(f"{result.decisions} decisions; seed {seed}" + (f"; log written to {log}" if log else ""), "dim")
+
+
+# ---------------------------------------------------------------- logs
+def pack_source(target: str) -> str:
+    """What replay needs to find the pack again: a built-in's name, else its absolute folder."""
+    from runebook.compiler.pack import content_root, find_pack
+    root = find_pack(target).resolve()
+    return root.name if root.parent == content_root().resolve() else str(root)
+
+
+def write_log(path: Path, events: list, source: str) -> None:
+    """JSON lines; the start record also says where the pack came from (for replay)."""
+    lines = []
+    for i, event in enumerate(events):
+        if i == 0 and event.get("type") == "start":
+            event = {**event, "pack_source": source}
+        lines.append(json.dumps(event, ensure_ascii=False))
+    try:
+        path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    except OSError as err:
+        usage_error(f"cannot write the log '{path}': {err.strerror or err}")

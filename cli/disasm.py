@@ -1,0 +1,114 @@
+"""A bytecode disassembler driven by the opcode table (runtime.opcodes.OPS).
+
+Each instruction is printed as `  pc  Lline  NAME operand  (note)`, where the
+note names what a numeric operand refers to: a local, a global, a variable,
+a zone, a called function or builtin. Nothing here knows any one opcode's
+meaning beyond which table its operand indexes.
+"""
+from __future__ import annotations
+
+from typing import Callable, Iterator, Optional
+
+
+def _local(prog, fn, arg) -> Optional[str]:
+    return _at(fn.local_names, arg)
+
+
+def _global(prog, fn, arg) -> Optional[str]:
+    return _name_at(prog.globals, arg)
+
+
+def _player_var(prog, fn, arg) -> Optional[str]:
+    return _name_at(prog.player_vars, arg)
+
+
+def _thing_var(prog, fn, arg) -> Optional[str]:
+    return _name_at(prog.thing_vars, arg)
+
+
+def _zone(prog, fn, arg) -> Optional[str]:
+    return _name_at(prog.zones, arg)
+
+
+def _call(prog, fn, arg) -> Optional[str]:
+    target = _at(prog.functions, _first(arg))
+    return target.name if target is not None else None
+
+
+def _builtin(prog, fn, arg) -> Optional[str]:
+    from runebook.runtime.builtins import BUILTINS
+    target = _at(BUILTINS, _first(arg))
+    return target.name if target is not None else None
+
+
+def _for_iter(prog, fn, arg) -> Optional[str]:
+    if isinstance(arg, (tuple, list)) and len(arg) == 4:
+        var = _at(fn.local_names, arg[2])
+        return f"{var}, end {arg[3]}" if var else f"end {arg[3]}"
+    return None
+
+
+def _two_locals(prog, fn, arg) -> Optional[str]:
+    if isinstance(arg, (tuple, list)) and len(arg) == 2:
+        return f"{_at(fn.local_names, arg[0])}, {_at(fn.local_names, arg[1])}"
+    return None
+
+
+def _local_player_var(prog, fn, arg) -> Optional[str]:
+    if isinstance(arg, (tuple, list)) and len(arg) == 2:
+        return f"{_at(fn.local_names, arg[0])}.{_name_at(prog.player_vars, arg[1])}"
+    return None
+
+
+# Which table a numeric operand indexes, by opcode name. Names missing from
+# runtime.opcodes (an older or newer table) are simply never looked up.
+NOTES: dict[str, Callable] = {
+    "LOAD_LOCAL": _local, "STORE_LOCAL": _local, "APPEND": _local, "CANCEL": _local,
+    "LOAD_GLOBAL": _global, "STORE_GLOBAL": _global,
+    "PLAYER_VAR": _player_var, "SET_PLAYER_VAR": _player_var,
+    "THING_VAR": _thing_var, "SET_THING_VAR": _thing_var,
+    "ZONE": _zone, "ZONE_OF": _zone,
+    "CALL": _call, "CALL_BUILTIN": _builtin, "FOR_ITER": _for_iter,
+    # super-instructions made by the compiler's peephole pass
+    "LOAD_LOCAL2": _two_locals, "LOCAL_PLAYER_VAR": _local_player_var, "LOCAL_FACE": _local,
+}
+
+
+def _first(arg):
+    return arg[0] if isinstance(arg, (tuple, list)) and arg else None
+
+
+def _at(seq, index):
+    if isinstance(index, int) and not isinstance(index, bool) and 0 <= index < len(seq):
+        return seq[index]
+    return None
+
+
+def _name_at(rows, index) -> Optional[str]:
+    row = _at(rows, index)
+    return row[0] if row else None
+
+
+def select(program, pattern: Optional[str]) -> list:
+    """(index, Function) pairs whose name contains `pattern` (all when None)."""
+    return [(i, f) for i, f in enumerate(program.functions) if pattern is None or pattern in f.name]
+
+
+def disassemble(program, index: int, fn) -> Iterator[str]:
+    from runebook.runtime.opcodes import OPS
+
+    yield (f"function {index}: {fn.name}  ({fn.file}, {fn.nparams} params, "
+           f"{fn.nlocals} locals, {len(fn.code)} instructions)")
+    width = len(str(max(len(fn.code) - 1, 0)))
+    line_width = max((len(str(n)) for n in fn.lines), default=1)
+    for pc, (op, arg) in enumerate(fn.code):
+        info = OPS[op] if isinstance(op, int) and 0 <= op < len(OPS) else None
+        name = info.name if info is not None else f"?OP{op}"
+        text = f"  {pc:>{width}}  L{fn.line_at(pc):<{line_width}}  {name}"
+        if info is None or info.operand:
+            text += f" {arg!r}"
+            note_of = NOTES.get(name)
+            note = note_of(program, fn, arg) if note_of else None
+            if note:
+                text += f"  ({note})"
+        yield text.rstrip()

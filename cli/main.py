@@ -1,0 +1,183 @@
+"""The `runebook` command line.
+
+This module only declares commands and their flags; each command imports its
+implementation (and through it lark, jsonschema, the compiler, the runtime)
+when it runs, so `runebook --version` or `--help` stays fast.
+"""
+from __future__ import annotations
+
+import os
+import sys
+from enum import Enum
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+app = typer.Typer(
+    name="runebook",
+    help="Check, compile and play tabletop game packs written in the runebook language.",
+    no_args_is_help=True,
+    rich_markup_mode="rich",
+    pretty_exceptions_enable=False,
+    add_completion=False,
+)
+
+INTERNAL_ERROR = 70
+
+
+class Format(str, Enum):
+    text = "text"
+    json = "json"
+
+
+class Engine(str, Enum):
+    interp = "interp"
+
+
+def _version(value: bool) -> None:
+    if value:
+        from runebook import __version__
+        print(f"runebook {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: Annotated[bool, typer.Option(
+        "--version", callback=_version, is_eager=True, help="Show the version and exit.")] = False,
+) -> None:
+    """Check, compile and play tabletop game packs written in the runebook language."""
+
+
+PackArg = Annotated[str, typer.Argument(metavar="PACK", help="A built-in pack name or a folder with a pack.yaml.")]
+FormatOpt = Annotated[Format, typer.Option("--format", help="Output format.")]
+AgentsOpt = Annotated[str, typer.Option(
+    "--agents", help="Comma-separated agents per seat: random, first, policy:NAME (play also: human). "
+                     "The last one fills the remaining seats.")]
+PlayersOpt = Annotated[Optional[int], typer.Option("--players", help="Number of players (default: the pack's).")]
+OptionOpt = Annotated[Optional[list[str]], typer.Option(
+    "--option", help="A pack option as NAME=VALUE; repeat for several.")]
+
+
+# ---------------------------------------------------------------- content
+@app.command()
+def packs() -> None:
+    """List the built-in packs."""
+    from .commands_content import packs as run
+    run()
+
+
+@app.command()
+def validate(
+    targets: Annotated[list[str], typer.Argument(metavar="PACK|PATH...", help="Packs to check.")],
+    fmt: FormatOpt = Format.text,
+) -> None:
+    """Compile packs and report every diagnostic (exit 1 if any is an error)."""
+    from .commands_content import validate as run
+    run(targets, fmt.value)
+
+
+@app.command("compile")
+def compile_(
+    target: PackArg,
+    output: Annotated[Optional[Path], typer.Option(
+        "-o", "--output", help="Where to write (default: NAME.rbc.json here).")] = None,
+) -> None:
+    """Compile a pack to a bytecode file (JSON)."""
+    from .commands_content import compile_ as run
+    run(target, output)
+
+
+@app.command()
+def disasm(
+    target: Annotated[str, typer.Argument(metavar="PACK", help="A pack, or a compiled .json file.")],
+    pattern: Annotated[Optional[str], typer.Argument(
+        metavar="[ID]", help="Only functions whose name contains this, e.g. 'fight'.")] = None,
+) -> None:
+    """Disassemble a pack's bytecode."""
+    from .commands_content import disasm as run
+    run(target, pattern)
+
+
+@app.command()
+def test(
+    targets: Annotated[list[str], typer.Argument(metavar="PACK|FILE...", help="Packs or card-test files.")],
+    fmt: FormatOpt = Format.text,
+) -> None:
+    """Run card tests."""
+    from .commands_content import test as run
+    run(targets, fmt.value)
+
+
+@app.command()
+def explain(code: Annotated[str, typer.Argument(help="A diagnostic code, e.g. E0301.")]) -> None:
+    """Explain a diagnostic code's family."""
+    from .commands_content import explain as run
+    run(code)
+
+
+# ---------------------------------------------------------------- matches
+@app.command()
+def play(
+    target: PackArg,
+    agents: AgentsOpt = "random",
+    players: PlayersOpt = None,
+    seed: Annotated[Optional[int], typer.Option("--seed", help="Random seed (default: a fresh one, printed).")] = None,
+    option: OptionOpt = None,
+    log: Annotated[Optional[Path], typer.Option("--log", help="Write every event as JSON lines, for replay.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print only the result, as one JSON object.")] = False,
+    engine: Annotated[Engine, typer.Option("--engine", help="Execution engine.")] = Engine.interp,
+) -> None:
+    """Play one match (use --agents human to play yourself)."""
+    from .commands_play import play as run
+    run(target, agents, players, seed, option or [], log, as_json)
+
+
+@app.command()
+def replay(
+    log: Annotated[Path, typer.Argument(metavar="LOG", help="A log written by 'play --log'.")],
+    pack: Annotated[Optional[str], typer.Option(
+        "--pack", help="The pack to replay with (default: the one named in the log).")] = None,
+) -> None:
+    """Re-run a logged match and check that every event repeats."""
+    from .commands_replay import replay as run
+    run(log, pack)
+
+
+@app.command()
+def simulate(
+    target: PackArg,
+    games: Annotated[int, typer.Option("--games", min=1, help="Number of games.")],
+    agents: AgentsOpt = "random",
+    players: PlayersOpt = None,
+    seed: Annotated[int, typer.Option("--seed", help="Game i is played with seed SEED+i.")] = 1,
+    option: OptionOpt = None,
+    workers: Annotated[Optional[int], typer.Option(
+        "--workers", help="Worker processes (default: one per CPU; 1 runs in this process).")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the statistics as one JSON object.")] = False,
+) -> None:
+    """Play many seeded games with bots and report scores or win rates."""
+    from .commands_simulate import simulate as run
+    run(target, games, agents, players, seed, option or [], workers, as_json)
+
+
+# ---------------------------------------------------------------- entry point
+def main(argv: Optional[list[str]] = None) -> None:
+    """Console script: anything unexpected is a bug, reported in one line (exit 70).
+
+    Set RUNEBOOK_DEBUG=1 to get the traceback instead.
+    """
+    try:
+        app(args=argv, prog_name="runebook")
+    except Exception as err:  # noqa: BLE001 - the last line of defence, by design
+        if os.environ.get("RUNEBOOK_DEBUG"):
+            raise  # developers want the traceback
+        detail = str(err).splitlines()[0] if str(err) else ""
+        print(f"internal error: {type(err).__name__}{': ' + detail if detail else ''}", file=sys.stderr)
+        print("please report this at the runebook issue tracker, with the command you ran", file=sys.stderr)
+        sys.exit(INTERNAL_ERROR)
+
+
+if __name__ == "__main__":
+    main()

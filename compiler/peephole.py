@@ -1,0 +1,94 @@
+"""Peephole pass: fuse frequent instruction pairs into super-instructions.
+
+In a Python-hosted VM most of an instruction's cost is dispatch, so doing two
+steps in one dispatch pays. Only pairs that no jump lands between are fused,
+and every jump target is remapped afterwards. The fused opcodes are ordinary
+rows of the opcode table (runtime/opcodes.py).
+"""
+from __future__ import annotations
+
+from runebook.runtime import opcodes as O
+
+# (first, second) -> how to build the fused instruction from their operands
+_PAIRS = {
+    (O.LOAD_LOCAL, O.LOAD_LOCAL): lambda a, b: (O.LOAD_LOCAL2, (a, b)),
+    (O.LOAD_LOCAL, O.PLAYER_VAR): lambda a, b: (O.LOCAL_PLAYER_VAR, (a, b)),
+    (O.LOAD_LOCAL, O.THING_FACE): lambda a, b: (O.LOCAL_FACE, a),
+    (O.CONST, O.EQ): lambda a, b: (O.EQ_CONST, a),
+    (O.CONST, O.NE): lambda a, b: (O.NE_CONST, a),
+    (O.EQ_CONST, O.JUMP_IF_FALSE): lambda a, b: (O.JUMP_IF_NE_CONST, (a, b)),
+    (O.NE_CONST, O.JUMP_IF_FALSE): lambda a, b: (O.JUMP_IF_EQ_CONST, (a, b)),
+    (O.EQ_CONST, O.JUMP_IF_TRUE): lambda a, b: (O.JUMP_IF_EQ_CONST, (a, b)),
+    (O.NE_CONST, O.JUMP_IF_TRUE): lambda a, b: (O.JUMP_IF_NE_CONST, (a, b)),
+}
+
+# Where each jumping opcode keeps its target: the operand itself, or a tuple slot.
+_TARGET = {O.JUMP: None, O.JUMP_IF_FALSE: None, O.JUMP_IF_TRUE: None, O.SKIP_IF_QUIET: None,
+           O.FOR_ITER: 3, O.JUMP_IF_NE_CONST: 1, O.JUMP_IF_EQ_CONST: 1}
+
+
+def _target(op, arg):
+    slot = _TARGET[op]
+    return arg if slot is None else arg[slot]
+
+
+def _retarget(op, arg, new):
+    slot = _TARGET[op]
+    if slot is None:
+        return new
+    return tuple(new if i == slot else v for i, v in enumerate(arg))
+
+
+def _thread_jumps(code: list) -> list:
+    """A jump to an unconditional JUMP goes straight to that JUMP's target.
+
+    The step budget is spent by backward JUMPs and by FOR_ITER, so a
+    conditional jump is only threaded to a backward target that spends it.
+    """
+    def final(at: int, t: int) -> int:
+        for _ in range(8):
+            if t >= len(code) or code[t][0] != O.JUMP:
+                break
+            nxt = code[t][1]
+            conditional = code[at][0] != O.JUMP
+            if conditional and nxt <= at and code[nxt][0] != O.FOR_ITER:
+                break
+            t = nxt
+        return t
+    return [(op, _retarget(op, arg, final(i, _target(op, arg)))) if op in _TARGET and op != O.FOR_ITER
+            else (op, arg) for i, (op, arg) in enumerate(code)]
+
+
+def optimise(code: list, lines: list) -> tuple[list, list]:
+    code = _thread_jumps(code)
+    for _ in range(3):  # fused results may fuse again (CONST+EQ, then +JUMP_IF_FALSE)
+        new_code, new_lines = _fuse_once(code, lines)
+        if len(new_code) == len(code):
+            break
+        code, lines = new_code, new_lines
+    return code, lines
+
+
+def _fuse_once(code: list, lines: list) -> tuple[list, list]:
+    targets = {_target(op, arg) for op, arg in code if op in _TARGET}
+    out, out_lines, where = [], [], [0] * (len(code) + 1)
+    i = 0
+    while i < len(code):
+        where[i] = len(out)
+        op, arg = code[i]
+        if i + 1 < len(code) and (i + 1) not in targets:
+            op2, arg2 = code[i + 1]
+            make = _PAIRS.get((op, op2))
+            if make is not None:
+                out.append(make(arg, arg2))
+                out_lines.append(lines[i])
+                where[i + 1] = len(out) - 1
+                i += 2
+                continue
+        out.append((op, arg))
+        out_lines.append(lines[i])
+        i += 1
+    where[len(code)] = len(out)
+    fixed = [(op, _retarget(op, arg, where[_target(op, arg)])) if op in _TARGET else (op, arg)
+             for op, arg in out]
+    return fixed, out_lines
