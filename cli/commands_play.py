@@ -17,6 +17,8 @@ def play(target: str, agents: str, players: Optional[int], seed: Optional[int], 
     from runebook.runtime.vm import ScriptError
     from .human import EndOfInput, HumanAgent, HumanAgentFactory
 
+    if log is not None and not log.parent.is_dir():  # say so now, not after a long game
+        usage_error(f"cannot write the log '{log}': no folder '{log.parent}'")
     program = load_program(target)
     options = options_for(program, option_flags)
     n = players_for(program, players)

@@ -34,6 +34,9 @@ def replay(log: Path, pack_override: Optional[str]) -> None:
         file_error("E0603", f"log was made with pack hash {str(start['pack_hash'])[:12]}…, this pack is "
                             f"{program.pack_hash[:12]}…; the content changed since the match was recorded",
                    "replay with the pack as it was (e.g. from version control), or record a new match")
+    if start.get("engine") != program.engine_version:
+        Out.err().line(f"note: the log was made by engine {start.get('engine')}, this is "
+                       f"{program.engine_version}; events may differ", "warning")
     options = _options(program, start)
     answers = answers_by_seat(recorded, start["players"])
     agents = [ScriptedAgent(a) for a in answers]

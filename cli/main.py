@@ -70,7 +70,7 @@ def packs() -> None:
 
 @app.command()
 def validate(
-    targets: Annotated[list[str], typer.Argument(metavar="PACK|PATH...", help="Packs to check.")],
+    targets: Annotated[list[str], typer.Argument(metavar="PACK", help="Packs to check: built-in names or folders.")],
     fmt: FormatOpt = Format.text,
 ) -> None:
     """Compile packs and report every diagnostic (exit 1 if any is an error)."""
@@ -93,7 +93,7 @@ def compile_(
 def disasm(
     target: Annotated[str, typer.Argument(metavar="PACK", help="A pack, or a compiled .json file.")],
     pattern: Annotated[Optional[str], typer.Argument(
-        metavar="[ID]", help="Only functions whose name contains this, e.g. 'fight'.")] = None,
+        metavar="ID", help="Only functions whose name contains this, e.g. 'fight'.")] = None,
 ) -> None:
     """Disassemble a pack's bytecode."""
     from .commands_content import disasm as run
@@ -102,7 +102,7 @@ def disasm(
 
 @app.command()
 def test(
-    targets: Annotated[list[str], typer.Argument(metavar="PACK|FILE...", help="Packs or card-test files.")],
+    targets: Annotated[list[str], typer.Argument(metavar="PACK", help="Packs, or card-test .yaml files.")],
     fmt: FormatOpt = Format.text,
 ) -> None:
     """Run card tests."""

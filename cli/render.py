@@ -42,9 +42,6 @@ class Out:
         else:
             print("".join(t for t, _ in pieces), file=self.stream)
 
-    def flush(self) -> None:
-        self.stream.flush()
-
 
 def _isatty(stream) -> bool:
     try:

@@ -402,14 +402,14 @@ class FunctionCompiler:
     def s_Break(self, s):
         if not self.loops:
             self.error("E0321", "'break' outside a loop", s.span)
-            return True
+            return False  # reported; the rest of the block is still checked, not 'unreachable'
         self.loops[-1].breaks.append(self.emit(O.JUMP, None))
         return True
 
     def s_Continue(self, s):
         if not self.loops:
             self.error("E0321", "'continue' outside a loop", s.span)
-            return True
+            return False
         self.loops[-1].continues.append(self.emit(O.JUMP, None))
         return True
 
@@ -771,6 +771,12 @@ class FunctionCompiler:
                 bound.setdefault("T", elem(got))
             elif got != "any":
                 self.error("E0310", f"{what} must be a list or a zone, but this is {got}", span)
+            return
+        if want == "list[list[T]]":
+            if is_list(got) and is_list(elem(got)):
+                bound["T"] = elem(elem(got))
+            elif got != "any":
+                self.error("E0310", f"{what} must be a list of lists, but this is {got}", span)
             return
         if want == "list[T]":
             if is_list(got):

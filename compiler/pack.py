@@ -11,6 +11,7 @@ engine version, so a warm start reads one JSON file and skips Lark entirely.
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -81,9 +82,10 @@ def _display(path: Path, root: Path) -> str:
 
 
 # ---------------------------------------------------------------- manifest and sources
-def read_pack(root: Path, diags: list, _stack: tuple = ()) -> Optional[PackSource]:
+def read_pack(root: Path, diags: list, _stack: tuple = (), check: bool = True) -> Optional[PackSource]:
+    """Read the manifest and resolve the sources. check=False skips the JSON Schema
+    (and its import) for the warm path, whose cache key covers the manifest's bytes."""
     from runebook.dsl.yaml_load import load_yaml, locate
-    from .schema import validate
 
     mfile = _display(root / MANIFEST, root)
     try:
@@ -94,11 +96,13 @@ def read_pack(root: Path, diags: list, _stack: tuple = ()) -> Optional[PackSourc
     if not isinstance(manifest, dict):
         diags.append(Diagnostic("E0402", "pack.yaml must be a mapping of keys to values", Span(mfile, 1, 1, 1, 2)))
         return None
-    problems = validate(manifest, "pack", mfile)
-    problems += _player_counts(manifest, mfile)
-    diags.extend(problems)
-    if problems:
-        return None
+    if check:
+        from .schema import validate
+        problems = validate(manifest, "pack", mfile)
+        problems += _player_counts(manifest, mfile)
+        diags.extend(problems)
+        if problems:
+            return None
     pack = PackSource(root, manifest, mfile)
     here = root.resolve()
     for i, inc in enumerate(manifest.get("include", [])):
@@ -112,7 +116,7 @@ def read_pack(root: Path, diags: list, _stack: tuple = ()) -> Optional[PackSourc
         if not (target / MANIFEST).is_file():
             diags.append(Diagnostic("E0414", f"included pack '{inc}' has no pack.yaml", span))
             continue
-        sub = read_pack(target, diags, (*_stack, here))
+        sub = read_pack(target, diags, (*_stack, here), check)
         if sub is not None:
             pack.sources.extend(sub.sources)
     patterns = manifest.get("sources", ["**/*.rune"])
@@ -225,6 +229,41 @@ def compile_pack(name_or_path: str) -> tuple:
     return program, diags, pack
 
 
+def _manifest_key(root: Path) -> Path:
+    from runebook.paths import cache_dir
+    digest = hashlib.sha256((root / MANIFEST).read_bytes()).hexdigest()[:24]
+    folder = cache_dir() / "manifests"
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder / f"{digest}.json"
+
+
+def _remember_pack(pack: PackSource) -> None:
+    """Keep what a manifest says (name, source patterns), keyed by its bytes."""
+    if pack.manifest.get("include"):
+        return  # included packs have manifests of their own: always read them properly
+    try:
+        entry = {"name": pack.name, "sources": list(pack.manifest.get("sources", ["**/*.rune"]))}
+        _manifest_key(pack.root).write_text(json.dumps(entry))
+    except OSError:
+        pass
+
+
+def _remembered_pack(root: Path) -> Optional[PackSource]:
+    """The PackSource of an unchanged manifest without parsing YAML (warm start-up)."""
+    key = _manifest_key(root)
+    if not key.is_file():
+        return None
+    entry = json.loads(key.read_text())
+    pack = PackSource(root, {"name": entry["name"]}, _display(root / MANIFEST, root))
+    seen = set()
+    for pattern in entry["sources"]:
+        for p in sorted(p for p in root.glob(pattern) if p.is_file()):
+            if p not in seen:
+                seen.add(p)
+                pack.sources.append((_display(p, root), p))
+    return pack
+
+
 def _cache_file(name: str, phash: str) -> Path:
     from runebook.paths import cache_dir
     folder = cache_dir() / "packs"
@@ -237,22 +276,32 @@ def load_program(name_or_path: str, use_cache: bool = True):
 
     Raises ContentError (with every diagnostic) when the pack has errors.
     """
-    from runebook.runtime.program import Program, ProgramFormatError
+    from runebook.runtime.program import Program
 
-    diags: list = []
     root = find_pack(name_or_path)
+    if use_cache:
+        try:  # warm path: no YAML, no schema; the cache key covers every byte read
+            quick = _remembered_pack(root)
+            if quick is not None:
+                phash = pack_hash(quick)
+                cached = _cache_file(quick.name, phash)
+                if cached.is_file():
+                    program = Program.from_json(cached.read_text(), expect_engine=ENGINE_VERSION)
+                    if program.pack_hash == phash:
+                        return program
+        except Exception:  # noqa: BLE001 - a damaged entry or odd manifest: compile properly below
+            pass
+    diags: list = []
     pack = read_pack(root, diags)
     if pack is None:
         raise ContentError(diags)
-    phash = pack_hash(pack)
+    if use_cache:
+        _remember_pack(pack)
+    try:
+        phash = pack_hash(pack)
+    except OSError as err:
+        raise ContentError([Diagnostic("E0102", f"cannot read the pack's files: {err}")]) from None
     cached = _cache_file(pack.name, phash) if use_cache else None
-    if cached is not None and cached.is_file():
-        try:
-            program = Program.from_json(cached.read_text(), expect_engine=ENGINE_VERSION)
-            if program.pack_hash == phash:
-                return program
-        except (ProgramFormatError, OSError, UnicodeDecodeError):
-            pass  # a damaged cache entry is simply rebuilt
     program, _, _ = compile_source(pack, diags, phash)
     if program is None:
         raise ContentError([d for d in diags if d.severity == "error"] or diags)

@@ -90,6 +90,14 @@ def _faces_in(world, coll):
     return tuple(out)
 
 
+def _partners(world, pairs, key):
+    return tuple(pair[1] for pair in pairs if len(pair) > 1 and pair[0] == key)
+
+
+def _with_entry(world, coll, entry):
+    return tuple(t for t in _items(coll) if t.entry == entry)
+
+
 def _text(world, value):
     return world.describe(value)
 
@@ -118,6 +126,11 @@ BUILTINS: tuple[Builtin, ...] = (
             "one_per_face(party of p)", _one_per_face),
     Builtin("faces_in", ("coll[T]",), "list[str]", "The distinct faces shown in a list or zone, in order.",
             "faces_in(dungeon)", _faces_in),
+    Builtin("partners", ("list[list[T]]", "T"), "list[T]",
+            "The second item of every pair whose first item is the key (a lookup table as pairs).",
+            "partners([[fighter, cleric]], fighter)", _partners),
+    Builtin("with_entry", ("coll[T]", "str"), "list[T]", "The things in a list or zone made from an entry.",
+            "with_entry(inventory of p, elixir)", _with_entry),
     Builtin("random_int", ("int", "int"), "int", "A random integer between two bounds, both included.",
             "random_int(1, 6)", _random_int),
     Builtin("text", ("any",), "str", "A value as narration text.", "text(p)", _text),

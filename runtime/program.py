@@ -79,7 +79,7 @@ class Program:
                            "code": [[op, _enc(arg)] for op, arg in f.code], "lines": f.lines,
                            "file": f.file, "local_names": f.local_names} for f in self.functions],
             "entry_points": self.entry_points,
-            "actions": [[a.name, a.group, a.params, a.body, a.enumerate] for a in self.actions],
+            "actions": [[a.name, a.groups, a.params, a.body, a.enumerate] for a in self.actions],
             "groups": self.groups,
             "policies": {name: {"action": {str(k): v for k, v in p["action"].items()},
                                 "choice": p["choice"]} for name, p in self.policies.items()},
@@ -117,7 +117,7 @@ class Program:
                 policies={name: {"action": {int(k): v for k, v in p["action"].items()},
                                  "choice": p["choice"]} for name, p in data["policies"].items()},
             )
-        except (KeyError, TypeError, ValueError, IndexError) as err:
+        except (KeyError, TypeError, ValueError, IndexError, AttributeError) as err:
             raise ProgramFormatError(f"compiled pack is damaged ({type(err).__name__}: {err})") from None
 
 

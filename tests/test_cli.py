@@ -20,18 +20,6 @@ def private_cache(tmp_path_factory, monkeypatch):
     monkeypatch.setenv("RUNEBOOK_CACHE", str(tmp_path_factory.getbasetemp() / "cache"))
 
 
-@pytest.fixture(autouse=True)
-def program_serialises(monkeypatch):
-    """Work around a bug outside the CLI until it is fixed (then this does nothing).
-
-    runtime/program.py Program.to_json reads `a.group`, but Action's field is
-    `groups`, so compiling to JSON (and so the compiled-pack cache) fails.
-    """
-    from runebook.runtime.program import Action
-    if not hasattr(Action, "group"):
-        monkeypatch.setattr(Action, "group", property(lambda a: a.groups), raising=False)
-
-
 def run(*args, input=None):
     return runner.invoke(app, [str(a) for a in args], input=input)
 
