@@ -62,6 +62,26 @@ def names_in(node) -> set:
     return found
 
 
+def _return_chain(body: list):
+    """([(condition, value) or ("let", Let), ...], final value) when a body is
+    only 'let' and 'if C { return V }' lines followed by 'return V' (the shape
+    of most small content functions), else None."""
+    if not body or not isinstance(body[-1], A.Return) or body[-1].value is None:
+        return None
+    cases = []
+    for stmt in body[:-1]:
+        if isinstance(stmt, A.Let):
+            cases.append(("let", stmt))
+            continue
+        if not (isinstance(stmt, A.If) and stmt.orelse is None and len(stmt.branches) == 1):
+            return None
+        cond, block = stmt.branches[0]
+        if len(block) != 1 or not isinstance(block[0], A.Return) or block[0].value is None:
+            return None
+        cases.append((cond, block[0].value))
+    return cases, body[-1].value
+
+
 _NOT_CONST = object()
 
 
@@ -169,6 +189,10 @@ class FunctionCompiler:
                 self._jump_if(e.right, when, jumps, what)
                 for at in skip:
                     self.patch(at)
+            return
+        if isinstance(e, A.Call) and e.name in self.syms.functions and e.name not in self.syms.kinds:
+            fn = self.syms.functions[e.name]
+            self.expect(self._call_script(fn, e, (when, jumps)), "bool", e.span, what)
             return
         self.expect(self.expr(e), "bool", e.span, what)
         jumps.append(self.emit(O.JUMP_IF_TRUE if when else O.JUMP_IF_FALSE, None))
@@ -513,7 +537,10 @@ class FunctionCompiler:
         name = e.name
         local = self.lookup_local(name)
         if local:
-            self.emit(O.LOAD_LOCAL, local[0])
+            if isinstance(local[0], tuple):  # an inlined parameter bound to a constant
+                self.emit(O.CONST, local[0][1])
+            else:
+                self.emit(O.LOAD_LOCAL, local[0])
             return local[1]
         syms = self.syms
         if name in syms.globals:
@@ -693,28 +720,51 @@ class FunctionCompiler:
             return False
         return True
 
-    def _call_script(self, fn, e: A.Call) -> str:
+    def _call_script(self, fn, e: A.Call, jump: Optional[tuple] = None) -> str:
+        """Call a script function, or compile it in place when it is inlinable.
+
+        With jump=(when, jumps) the call is a condition: an inlined body is
+        compiled as jumps too (see _jump_if); otherwise the caller jumps on
+        the returned value.
+        """
         if self.pure and fn.ret is None:
             self.error("E0330", f"'{e.name}' is a procedure; this context may only compute a value", e.span)
         ok = self._arity(e, len(fn.params))
         inline = ok and self._inlinable(fn)
         slots = []
         for i, a in enumerate(e.args):
-            local = self.lookup_local(a.name) if inline and isinstance(a, A.Name) else None
-            if local is not None:
-                t, slot = local[1], local[0]  # a plain local is read in place: no copy needed
-            else:
-                t = self.expr(a)
-                slot = None
+            t, slot = self._argument(a, inline)
             if ok:
                 pname, ptype = fn.params[i]
                 self.expect(t, ptype, a.span, f"argument '{pname}' of '{e.name}'")
             slots.append(slot)
         if inline:
-            self._inline(fn, slots)
+            self._inline(fn, slots, jump)
         else:
             self.emit(O.CALL, (fn.index, len(e.args)))
+            if jump is not None:
+                when, jumps = jump
+                jumps.append(self.emit(O.JUMP_IF_TRUE if when else O.JUMP_IF_FALSE, None))
         return fn.ret or "none"
+
+    def _argument(self, a, inline: bool) -> tuple:
+        """(type, binding) of an argument. For an inlined call, constants and plain
+        locals are bound in place (no code); anything else is computed (binding None)."""
+        if inline:
+            value = self._constant(a)
+            if value is not _NOT_CONST:
+                t = self._const_type(a)
+                return t, ("const", value)
+            local = self.lookup_local(a.name) if isinstance(a, A.Name) else None
+            if local is not None:
+                return local[1], local[0]
+        return self.expr(a), None
+
+    def _const_type(self, a) -> str:
+        start = len(self.code)
+        t = self.expr(a)  # types the constant the usual way, then drops its code
+        del self.code[start:], self.lines[start:]
+        return t
 
     MAX_INLINE_DEPTH = 3
 
@@ -726,11 +776,11 @@ class FunctionCompiler:
         biggest single saving. Behaviour is unchanged: the arguments are still
         evaluated once, left to right, before the body.
         """
-        body = fn.decl.body
-        return (fn.ret is not None and len(body) == 1 and isinstance(body[0], A.Return)
-                and body[0].value is not None and self.inline_depth < self.MAX_INLINE_DEPTH)
+        if fn.ret is None or self.inline_depth >= self.MAX_INLINE_DEPTH:
+            return False
+        return _return_chain(fn.decl.body) is not None
 
-    def _inline(self, fn, slots: list):
+    def _inline(self, fn, slots: list, jump: Optional[tuple] = None):
         for i in reversed(range(len(slots))):
             if slots[i] is None:  # computed arguments are on the stack, last on top
                 slots[i] = self.hidden(f"{fn.name}.{fn.params[i][0]}")
@@ -741,10 +791,31 @@ class FunctionCompiler:
         self.diags = []  # the body was already checked where it is declared
         self.inline_depth += 1
         try:
-            self.expr(fn.decl.body[0].value)
+            cases, last = _return_chain(fn.decl.body)
+            if jump is not None and not cases:
+                self._jump_if(last, jump[0], jump[1], "a condition")
+            else:
+                self._value_of_cases(cases, last)
+                if jump is not None:
+                    jump[1].append(self.emit(O.JUMP_IF_TRUE if jump[0] else O.JUMP_IF_FALSE, None))
         finally:
             self.inline_depth -= 1
             self.scopes, self.diags, self.line = saved
+
+    def _value_of_cases(self, cases: list, last) -> None:
+        """'if c1 { return v1 } ... return vn' as one expression: the first true case wins."""
+        ends = []
+        for cond, value in cases:
+            if cond == "let":
+                t = self.expr(value.value)
+                self.emit(O.STORE_LOCAL, self.declare(value.name, t))
+                continue
+            skips = self.branch_false(cond, "a condition")
+            self.expr(value)
+            ends.append(self.emit(O.JUMP, None))
+            self.patch_all(skips)
+        self.expr(last)
+        self.patch_all(ends)
 
     def _call_builtin(self, b: B.Builtin, e: A.Call) -> str:
         if self.pure and b.name in IMPURE_BUILTINS:
@@ -939,17 +1010,25 @@ class FunctionCompiler:
         params = {p.name for p in info.decl.params}
         guards = [r for r in info.decl.requires if not (names_in(r) & params)]
         jumps: list = []
-        if not guards:
-            return jumps
-        saved = (self.scopes, self.diags, self.pure)
-        self.scopes = [{"actor": (pslot, "player")}]
-        self.diags = []  # checked where the action is declared
+        for req in guards:
+            jumps += self._guard(req, {"actor": (pslot, "player")})
+        return jumps
+
+    def _guard(self, cond, visible: dict) -> list:
+        """Compile a declaration's condition at a use site, seeing only `visible`.
+
+        Returns the jumps taken when it is false. It was type-checked where it
+        is declared, so diagnostics are not repeated here.
+        """
+        saved = (self.scopes, self.diags, self.pure, self.line)
+        self.scopes = [dict(visible)]
+        self.diags = []
         self.pure = True
+        jumps: list = []
         try:
-            for req in guards:
-                self._jump_if(req, False, jumps, "a 'require' condition")
+            self._jump_if(cond, False, jumps, "a condition")
         finally:
-            self.scopes, self.diags, self.pure = saved
+            self.scopes, self.diags, self.pure, self.line = saved
         return jumps
 
     def e_Create(self, e: A.Create):
@@ -994,9 +1073,13 @@ class FunctionCompiler:
                 self.emit(O.LOAD_LOCAL, ev)
                 self.emit(O.EVENT_FIELD, "cancelled")
                 exits.append(self.emit(O.JUMP_IF_TRUE, None))
+                # Most handlers belong to one hero or card: test 'when' here and
+                # skip the call when it does not apply.
+                skip = self._guard(h.decl.when, {"event": (ev, f"event:{e.event}")}) if h.decl.when else []
                 self.emit(O.LOAD_LOCAL, ev)
                 self.emit(O.CALL, (h.fn_index, 1))
                 self.emit(O.POP)
+                self.patch_all(skip)
             for at in exits:
                 self.patch(at)
             self.emit(O.LOAD_LOCAL, ev)

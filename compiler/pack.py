@@ -268,7 +268,8 @@ def _cache_file(name: str, phash: str) -> Path:
     from runebook.paths import cache_dir
     folder = cache_dir() / "packs"
     folder.mkdir(parents=True, exist_ok=True)
-    return folder / f"{name}-{phash[:20]}-{ENGINE_VERSION}.json"
+    from runebook.runtime.opcodes import TABLE_DIGEST
+    return folder / f"{name}-{phash[:20]}-{ENGINE_VERSION}-{TABLE_DIGEST}.json"
 
 
 def load_program(name_or_path: str, use_cache: bool = True):

@@ -10,6 +10,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from .opcodes import TABLE_DIGEST
+
 FORMAT = "runebook-compiled"
 FORMAT_VERSION = 1
 
@@ -68,7 +70,7 @@ class Program:
     # ---------------------------------------------------------------- serialisation
     def to_json(self) -> str:
         data = {
-            "format": FORMAT, "format_version": FORMAT_VERSION,
+            "format": FORMAT, "format_version": FORMAT_VERSION, "opcodes": TABLE_DIGEST,
             "engine_version": self.engine_version, "pack_hash": self.pack_hash,
             "name": self.name, "title": self.title, "pack_version": self.pack_version,
             "players": self.players, "options": _enc(self.options), "zones": self.zones,
@@ -97,6 +99,8 @@ class Program:
         if data.get("format_version") != FORMAT_VERSION:
             raise ProgramFormatError(f"compiled with format {data.get('format_version')}, "
                                      f"this engine reads format {FORMAT_VERSION}")
+        if data.get("opcodes") != TABLE_DIGEST:
+            raise ProgramFormatError("compiled with a different opcode table; compile the pack again")
         if expect_engine is not None and data.get("engine_version") != expect_engine:
             raise ProgramFormatError(f"compiled by engine {data.get('engine_version')}, this is {expect_engine}")
         try:

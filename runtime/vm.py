@@ -6,10 +6,11 @@ run() returns a Decision, resume(answer) continues. Every run is bounded by a
 step budget spent at backward jumps, loop steps and calls; running out is a
 ScriptError naming the script and its source line, never a hang.
 
-Dispatch is an if/elif chain over small integers ordered by how often each
-opcode runs in real matches (measured on Dungeon Roll, see
-docs/PERFORMANCE.md): the chain's depth is most of an instruction's cost, so
-the hottest opcodes are tested first.
+Dispatch is an if/elif chain over small integers. The opcode table numbers
+opcodes by how often they run in real matches (measured on Dungeon Roll, see
+docs/PERFORMANCE.md), and the chain is split into ranges (< 8, < 16, < 32,
+the rest): the number of comparisons is most of an instruction's cost, so
+the hottest opcodes are reached in one to four tests.
 """
 from __future__ import annotations
 
@@ -121,269 +122,273 @@ class VM:
             while True:
                 op, arg = code[pc]
                 pc += 1
-                if op == 1:  # LOAD_LOCAL
-                    stack.append(locs[arg])
-                elif op == 0:  # CONST
-                    stack.append(arg)
-                elif op == 2:  # STORE_LOCAL
-                    locs[arg] = stack.pop()
-                elif op == 70:  # LOCAL_PLAYER_VAR
-                    stack.append(locs[arg[0]].vars[arg[1]])
-                elif op == 74:  # JUMP_IF_NE_CONST
-                    if stack.pop() != arg[0]:
-                        pc = arg[1]
-                elif op == 69:  # LOAD_LOCAL2
-                    stack.append(locs[arg[0]])
-                    stack.append(locs[arg[1]])
-                elif op == 71:  # LOCAL_FACE
-                    stack.append(locs[arg].face)
-                elif op == 75:  # JUMP_IF_EQ_CONST
-                    if stack.pop() == arg[0]:
-                        pc = arg[1]
-                elif op == 72:  # EQ_CONST
-                    stack[-1] = stack[-1] == arg
-                elif op == 73:  # NE_CONST
-                    stack[-1] = stack[-1] != arg
-                elif op == 68:  # ITER_START
-                    v = stack.pop()
-                    locs[arg[0]] = tuple(v.items) if type(v) is Zone else v
-                    locs[arg[1]] = 0
-                elif op == 3:  # JUMP_IF_FALSE
-                    if not stack.pop():
-                        pc = arg
-                elif op == 6:  # FOR_ITER
-                    items_slot, index_slot, var_slot, end = arg
-                    items = locs[items_slot]
-                    i = locs[index_slot]
-                    if i < len(items):
-                        locs[var_slot] = items[i]
-                        locs[index_slot] = i + 1
+                if op < 8:
+                    if op == 0:  # LOAD_LOCAL
+                        stack.append(locs[arg])
+                    elif op == 1:  # STORE_LOCAL
+                        locs[arg] = stack.pop()
+                    elif op == 2:  # CONST
+                        stack.append(arg)
+                    elif op == 3:  # JUMP_IF_NE_CONST
+                        if stack.pop() != arg[0]:
+                            pc = arg[1]
+                    elif op == 4:  # LOCAL_PLAYER_VAR
+                        stack.append(locs[arg[0]].vars[arg[1]])
+                    elif op == 5:  # FOR_ITER
+                        items_slot, index_slot, var_slot, end = arg
+                        items = locs[items_slot]
+                        i = locs[index_slot]
+                        if i < len(items):
+                            locs[var_slot] = items[i]
+                            locs[index_slot] = i + 1
+                            steps -= 1
+                            if steps < 0:
+                                raise _OutOfSteps()
+                        else:
+                            pc = end
+                    elif op == 6:  # JUMP_IF_FALSE
+                        if not stack.pop():
+                            pc = arg
+                    elif op == 7:  # RETURN
+                        value = stack.pop()
+                        frames.pop()
+                        if not frames:
+                            self.result = value
+                            self.done = True
+                            return None
+                        frame = frames[-1]
+                        code, pc, stack, locs = frame.fn.code, frame.pc, frame.stack, frame.locals
+                        stack.append(value)
+                elif op < 16:
+                    if op == 8:  # CALL
+                        fn_index, argc = arg
                         steps -= 1
                         if steps < 0:
                             raise _OutOfSteps()
-                    else:
-                        pc = end
-                elif op == 8:  # EQ
-                    b = stack.pop()
-                    stack[-1] = stack[-1] == b
-                elif op == 53:  # RETURN
-                    value = stack.pop()
-                    frames.pop()
-                    if not frames:
-                        self.result = value
-                        self.done = True
-                        return None
-                    frame = frames[-1]
-                    code, pc, stack, locs = frame.fn.code, frame.pc, frame.stack, frame.locals
-                    stack.append(value)
-                elif op == 51:  # CALL
-                    fn_index, argc = arg
-                    steps -= 1
-                    if steps < 0:
-                        raise _OutOfSteps()
-                    if len(frames) > 200:
-                        raise ScriptFault("scripts call each other more than 200 deep (runaway recursion?)")
-                    args = stack[len(stack) - argc:] if argc else ()
-                    if argc:
-                        del stack[-argc:]
-                    frame.pc = pc
-                    frame = Frame(self.functions[fn_index], args)
-                    frames.append(frame)
-                    code, pc, stack, locs = frame.fn.code, 0, frame.stack, frame.locals
-                elif op == 26:  # PLAYER_VAR
-                    stack[-1] = stack[-1].vars[arg]
-                elif op == 5:  # JUMP
-                    if arg < pc:
-                        steps -= 1
-                        if steps < 0:
-                            raise _OutOfSteps()
-                    pc = arg
-                elif op == 4:  # JUMP_IF_TRUE
-                    if stack.pop():
+                        if len(frames) > 200:
+                            raise ScriptFault("scripts call each other more than 200 deep (runaway recursion?)")
+                        args = stack[len(stack) - argc:] if argc else ()
+                        if argc:
+                            del stack[-argc:]
+                        frame.pc = pc
+                        frame = Frame(self.functions[fn_index], args)
+                        frames.append(frame)
+                        code, pc, stack, locs = frame.fn.code, 0, frame.stack, frame.locals
+                    elif op == 9:  # CALL_BUILTIN
+                        index, argc = arg
+                        args = stack[len(stack) - argc:]
+                        del stack[len(stack) - argc:]
+                        stack.append(BUILTINS[index].impl(world, *args))
+                    elif op == 10:  # LOAD_LOCAL2
+                        stack.append(locs[arg[0]])
+                        stack.append(locs[arg[1]])
+                    elif op == 11:  # EVENT_FIELD
+                        ev = stack[-1]
+                        stack[-1] = ev.cancelled if arg == "cancelled" else ev.fields[arg]
+                    elif op == 12:  # JUMP
+                        if arg < pc:
+                            steps -= 1
+                            if steps < 0:
+                                raise _OutOfSteps()
                         pc = arg
-                elif op == 45:  # TO_LIST
-                    v = stack[-1]
-                    if type(v) is Zone:
-                        stack[-1] = tuple(v.items)
-                elif op == 52:  # CALL_BUILTIN
-                    index, argc = arg
-                    args = stack[len(stack) - argc:]
-                    del stack[len(stack) - argc:]
-                    stack.append(BUILTINS[index].impl(world, *args))
-                elif op == 50:  # DUP
-                    stack.append(stack[-1])
-                elif op == 37:  # EVENT_FIELD
-                    ev = stack[-1]
-                    stack[-1] = ev.cancelled if arg == "cancelled" else ev.fields[arg]
-                elif op == 39:  # ZONE
-                    stack.append(world.zones[arg])
-                elif op == 49:  # POP
-                    stack.pop()
-                elif op == 36:  # ENTRY_FIELD
-                    stack[-1] = world.entries[stack[-1]][arg]
-                elif op == 22:  # IN
-                    b = stack.pop()
-                    stack[-1] = stack[-1] in (b.items if type(b) is Zone else b)
-                elif op == 7:  # THING_FACE
-                    stack[-1] = stack[-1].face
-                elif op == 14:  # ADD
-                    b = stack.pop()
-                    stack[-1] = stack[-1] + b
-                elif op == 43:  # BUILD_LIST
-                    if arg:
-                        items = tuple(stack[-arg:])
-                        del stack[-arg:]
-                        stack.append(items)
-                    else:
-                        stack.append(())
-                elif op == 21:  # NOT
-                    stack[-1] = not stack[-1]
-                elif op == 44:  # INDEX
-                    i = stack.pop()
-                    xs = stack[-1]
-                    if not 0 <= i < len(xs):
-                        raise ScriptFault(f"index {i} is outside a list of {len(xs)}")
-                    stack[-1] = xs[i]
-                elif op == 76:  # AS_ENTRY
-                    v = stack[-1]
-                    if v not in self.program.kinds.get(arg, ()) and v is not None:
-                        raise ScriptFault(f"'{v}' is not a {arg}")
-                elif op == 40:  # ZONE_OF
-                    stack[-1] = world.zones[arg][stack[-1].seat]
-                elif op == 31:  # THING_ENTRY
-                    stack[-1] = stack[-1].entry
-                elif op == 47:  # APPEND
-                    locs[arg].append(stack.pop())
-                elif op == 46:  # NEW_LIST
-                    stack.append([])
-                elif op == 15:  # SUB
-                    b = stack.pop()
-                    stack[-1] = stack[-1] - b
-                elif op == 12:  # GT
-                    b = stack.pop()
-                    stack[-1] = stack[-1] > b
-                elif op == 67:  # SKIP_IF_QUIET
-                    if world.quiet:
-                        pc = arg
-                elif op == 54:  # MOVE
-                    zone = stack.pop()
-                    world.move(stack.pop(), zone, arg)
-                elif op == 10:  # LT
-                    b = stack.pop()
-                    stack[-1] = stack[-1] < b
-                elif op == 9:  # NE
-                    b = stack.pop()
-                    stack[-1] = stack[-1] != b
-                elif op == 16:  # MUL
-                    b = stack.pop()
-                    stack[-1] = stack[-1] * b
-                elif op == 23:  # LOAD_GLOBAL
-                    stack.append(world.globals[arg])
-                elif op == 24:  # STORE_GLOBAL
-                    world.globals[arg] = stack.pop()
-                elif op == 60:  # TEXT
-                    parts = stack[len(stack) - arg:]
-                    del stack[len(stack) - arg:]
-                    describe = world.describe
-                    stack.append("".join(p if type(p) is str else describe(p) for p in parts))
-                elif op == 61:  # LOG
-                    world.narration.append(stack.pop())
-                elif op == 62:  # NEW_EVENT
-                    name, fields = arg
-                    n = len(fields)
-                    values = stack[len(stack) - n:] if n else ()
-                    if n:
-                        del stack[-n:]
-                    stack.append(Event(name, dict(zip(fields, values))))
-                elif op == 55:  # CREATE
-                    zone = stack.pop()
-                    stack[-1] = world.create(stack[-1], zone)
-                elif op == 48:  # FREEZE
-                    stack[-1] = tuple(stack[-1])
-                elif op == 64 or op == 65:  # DECIDE, DECIDE_ACTION
-                    player = stack.pop()
-                    options = stack.pop()
-                    if player is None:
-                        raise ScriptFault("a choice was offered to 'none' instead of a player")
-                    if len(options) <= 1:  # nothing to decide
-                        stack.append(options[0] if options else None)
-                        continue
-                    frame.pc = pc
-                    self.budget = steps
-                    kind = "action" if op == 65 else "choice"
-                    return Decision(player, kind, arg, list(options))
-                elif op == 66:  # PERFORM
-                    player = stack.pop()
-                    option = stack.pop()
-                    action = self.program.actions[option[0]]
-                    frame.pc = pc
-                    frame = Frame(self.functions[action.body], (player, *option[1:]))
-                    frames.append(frame)
-                    code, pc, stack, locs = frame.fn.code, 0, frame.stack, frame.locals
-                elif op == 11:  # LE
-                    b = stack.pop()
-                    stack[-1] = stack[-1] <= b
-                elif op == 13:  # GE
-                    b = stack.pop()
-                    stack[-1] = stack[-1] >= b
-                elif op == 17:  # MOD
-                    b = stack.pop()
-                    if b == 0:
-                        raise ScriptFault("remainder of a division by zero")
-                    stack[-1] = stack[-1] % b
-                elif op == 18:  # DIV_UP
-                    b = stack.pop()
-                    if b == 0:
-                        raise ScriptFault("division by zero")
-                    stack[-1] = -((-stack[-1]) // b)
-                elif op == 19:  # DIV_DOWN
-                    b = stack.pop()
-                    if b == 0:
-                        raise ScriptFault("division by zero")
-                    stack[-1] = stack[-1] // b
-                elif op == 20:  # NEG
-                    stack[-1] = -stack[-1]
-                elif op == 25:  # LOAD_OPTION
-                    stack.append(world.options[arg])
-                elif op == 27:  # SET_PLAYER_VAR
-                    v = stack.pop()
-                    stack.pop().vars[arg] = v
-                elif op == 28:  # THING_VAR
-                    stack[-1] = stack[-1].vars[arg]
-                elif op == 29:  # SET_THING_VAR
-                    v = stack.pop()
-                    stack.pop().vars[arg] = v
-                elif op == 30:  # SET_FACE
-                    v = stack.pop()
-                    world.set_face(stack.pop(), v)
-                elif op == 32:  # THING_OWNER
-                    z = stack[-1].zone
-                    stack[-1] = z.owner if z is not None else None
-                elif op == 33:  # THING_ZONE
-                    stack[-1] = stack[-1].zone
-                elif op == 34:  # ZONE_OWNER
-                    stack[-1] = stack[-1].owner
-                elif op == 35:  # PLAYER_SEAT
-                    stack[-1] = stack[-1].seat + 1
-                elif op == 38:  # SET_EVENT_FIELD
-                    v = stack.pop()
-                    stack.pop().fields[arg] = v
-                elif op == 41:  # PLAYERS
-                    stack.append(world.players_tuple)
-                elif op == 42:  # ENTRIES
-                    stack.append(self.entries_of[arg])
-                elif op == 56:  # DESTROY
-                    world.destroy(stack.pop())
-                elif op == 57:  # ROLL
-                    world.roll(stack.pop())
-                elif op == 58:  # SHUFFLE
-                    world.shuffle(stack.pop())
-                elif op == 59:  # RANDOM_FROM
-                    stack[-1] = world.random_from(stack[-1])
-                elif op == 63:  # CANCEL
-                    locs[arg].cancelled = True
+                    elif op == 13:  # ZONE
+                        stack.append(world.zones[arg])
+                    elif op == 14:  # JUMP_IF_TRUE
+                        if stack.pop():
+                            pc = arg
+                    elif op == 15:  # ADD
+                        b = stack.pop()
+                        stack[-1] = stack[-1] + b
+                elif op < 32:
+                    if op == 16:  # ITER_START
+                        v = stack.pop()
+                        locs[arg[0]] = tuple(v.items) if type(v) is Zone else v
+                        locs[arg[1]] = 0
+                    elif op == 17:  # ENTRY_FIELD
+                        stack[-1] = world.entries[stack[-1]][arg]
+                    elif op == 18:  # LOCAL_FACE
+                        stack.append(locs[arg].face)
+                    elif op == 19:  # BUILD_LIST
+                        if arg:
+                            items = tuple(stack[-arg:])
+                            del stack[-arg:]
+                            stack.append(items)
+                        else:
+                            stack.append(())
+                    elif op == 20:  # IN
+                        b = stack.pop()
+                        stack[-1] = stack[-1] in (b.items if type(b) is Zone else b)
+                    elif op == 21:  # SUB
+                        b = stack.pop()
+                        stack[-1] = stack[-1] - b
+                    elif op == 22:  # ZONE_OF
+                        stack[-1] = world.zones[arg][stack[-1].seat]
+                    elif op == 23:  # AS_ENTRY
+                        v = stack[-1]
+                        if v not in self.program.kinds.get(arg, ()) and v is not None:
+                            raise ScriptFault(f"'{v}' is not a {arg}")
+                    elif op == 24:  # GT
+                        b = stack.pop()
+                        stack[-1] = stack[-1] > b
+                    elif op == 25:  # THING_ENTRY
+                        stack[-1] = stack[-1].entry
+                    elif op == 26:  # NEW_LIST
+                        stack.append([])
+                    elif op == 27:  # APPEND
+                        locs[arg].append(stack.pop())
+                    elif op == 28:  # POP
+                        stack.pop()
+                    elif op == 29:  # LOAD_GLOBAL
+                        stack.append(world.globals[arg])
+                    elif op == 30:  # EQ
+                        b = stack.pop()
+                        stack[-1] = stack[-1] == b
+                    elif op == 31:  # PLAYER_VAR
+                        stack[-1] = stack[-1].vars[arg]
                 else:
-                    raise ScriptFault(f"unknown opcode {op}")
+                    if op == 32:  # THING_FACE
+                        stack[-1] = stack[-1].face
+                    elif op == 33:  # NE
+                        b = stack.pop()
+                        stack[-1] = stack[-1] != b
+                    elif op == 34:  # LT
+                        b = stack.pop()
+                        stack[-1] = stack[-1] < b
+                    elif op == 35:  # LE
+                        b = stack.pop()
+                        stack[-1] = stack[-1] <= b
+                    elif op == 36:  # GE
+                        b = stack.pop()
+                        stack[-1] = stack[-1] >= b
+                    elif op == 37:  # MUL
+                        b = stack.pop()
+                        stack[-1] = stack[-1] * b
+                    elif op == 38:  # MOD
+                        b = stack.pop()
+                        if b == 0:
+                            raise ScriptFault("remainder of a division by zero")
+                        stack[-1] = stack[-1] % b
+                    elif op == 39:  # DIV_UP
+                        b = stack.pop()
+                        if b == 0:
+                            raise ScriptFault("division by zero")
+                        stack[-1] = -((-stack[-1]) // b)
+                    elif op == 40:  # DIV_DOWN
+                        b = stack.pop()
+                        if b == 0:
+                            raise ScriptFault("division by zero")
+                        stack[-1] = stack[-1] // b
+                    elif op == 41:  # NEG
+                        stack[-1] = -stack[-1]
+                    elif op == 42:  # NOT
+                        stack[-1] = not stack[-1]
+                    elif op == 43:  # STORE_GLOBAL
+                        world.globals[arg] = stack.pop()
+                    elif op == 44:  # LOAD_OPTION
+                        stack.append(world.options[arg])
+                    elif op == 45:  # SET_PLAYER_VAR
+                        v = stack.pop()
+                        stack.pop().vars[arg] = v
+                    elif op == 46:  # THING_VAR
+                        stack[-1] = stack[-1].vars[arg]
+                    elif op == 47:  # SET_THING_VAR
+                        v = stack.pop()
+                        stack.pop().vars[arg] = v
+                    elif op == 48:  # SET_FACE
+                        v = stack.pop()
+                        world.set_face(stack.pop(), v)
+                    elif op == 49:  # THING_OWNER
+                        z = stack[-1].zone
+                        stack[-1] = z.owner if z is not None else None
+                    elif op == 50:  # THING_ZONE
+                        stack[-1] = stack[-1].zone
+                    elif op == 51:  # ZONE_OWNER
+                        stack[-1] = stack[-1].owner
+                    elif op == 52:  # PLAYER_SEAT
+                        stack[-1] = stack[-1].seat + 1
+                    elif op == 53:  # SET_EVENT_FIELD
+                        v = stack.pop()
+                        stack.pop().fields[arg] = v
+                    elif op == 54:  # PLAYERS
+                        stack.append(world.players_tuple)
+                    elif op == 55:  # ENTRIES
+                        stack.append(self.entries_of[arg])
+                    elif op == 56:  # INDEX
+                        i = stack.pop()
+                        xs = stack[-1]
+                        if not 0 <= i < len(xs):
+                            raise ScriptFault(f"index {i} is outside a list of {len(xs)}")
+                        stack[-1] = xs[i]
+                    elif op == 57:  # TO_LIST
+                        v = stack[-1]
+                        if type(v) is Zone:
+                            stack[-1] = tuple(v.items)
+                    elif op == 58:  # FREEZE
+                        stack[-1] = tuple(stack[-1])
+                    elif op == 59:  # DUP
+                        stack.append(stack[-1])
+                    elif op == 60:  # MOVE
+                        zone = stack.pop()
+                        world.move(stack.pop(), zone, arg)
+                    elif op == 61:  # CREATE
+                        zone = stack.pop()
+                        stack[-1] = world.create(stack[-1], zone)
+                    elif op == 62:  # DESTROY
+                        world.destroy(stack.pop())
+                    elif op == 63:  # ROLL
+                        world.roll(stack.pop())
+                    elif op == 64:  # SHUFFLE
+                        world.shuffle(stack.pop())
+                    elif op == 65:  # RANDOM_FROM
+                        stack[-1] = world.random_from(stack[-1])
+                    elif op == 66:  # TEXT
+                        parts = stack[len(stack) - arg:]
+                        del stack[len(stack) - arg:]
+                        describe = world.describe
+                        stack.append("".join(p if type(p) is str else describe(p) for p in parts))
+                    elif op == 67:  # LOG
+                        world.narration.append(stack.pop())
+                    elif op == 68:  # NEW_EVENT
+                        name, fields = arg
+                        n = len(fields)
+                        values = stack[len(stack) - n:] if n else ()
+                        if n:
+                            del stack[-n:]
+                        stack.append(Event(name, dict(zip(fields, values))))
+                    elif op == 69:  # CANCEL
+                        locs[arg].cancelled = True
+                    elif op == 70 or op == 71:  # DECIDE, DECIDE_ACTION
+                        player = stack.pop()
+                        options = stack.pop()
+                        if player is None:
+                            raise ScriptFault("a choice was offered to 'none' instead of a player")
+                        if len(options) <= 1:  # nothing to decide
+                            stack.append(options[0] if options else None)
+                            continue
+                        frame.pc = pc
+                        self.budget = steps
+                        kind = "action" if op == 71 else "choice"
+                        return Decision(player, kind, arg, list(options))
+                    elif op == 72:  # PERFORM
+                        player = stack.pop()
+                        option = stack.pop()
+                        action = self.program.actions[option[0]]
+                        frame.pc = pc
+                        frame = Frame(self.functions[action.body], (player, *option[1:]))
+                        frames.append(frame)
+                        code, pc, stack, locs = frame.fn.code, 0, frame.stack, frame.locals
+                    elif op == 73:  # SKIP_IF_QUIET
+                        if world.quiet:
+                            pc = arg
+                    elif op == 74:  # EQ_CONST
+                        stack[-1] = stack[-1] == arg
+                    elif op == 75:  # NE_CONST
+                        stack[-1] = stack[-1] != arg
+                    elif op == 76:  # JUMP_IF_EQ_CONST
+                        if stack.pop() == arg[0]:
+                            pc = arg[1]
+                    else:
+                        raise ScriptFault(f"unknown opcode {op}")
         except _OutOfSteps:
             fn = frame.fn
             raise ScriptError("E0501", "the step budget ran out: a loop or recursion did not end",

@@ -1,0 +1,305 @@
+"""The interpreter, end to end: tiny packs (tests/packs/*) run as matches.
+
+Each pack's play() narrates its results with 'log'; the tests read the
+narration from the match's event log. Decisions are answered by scripted
+agents; the step budget, recursion and faults must end in a ScriptError that
+names the script and line, never a hang or a Python exception.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from runebook.compiler.pack import compile_pack
+from runebook.runtime.agents import FirstAgent, PolicyAgent, RandomAgent, ScriptedAgent
+from runebook.runtime.match import Match
+from runebook.runtime.options import resolve_options
+from runebook.runtime.vm import VM, Decision, ScriptError
+from runebook.runtime.world import World
+
+PACKS = Path(__file__).resolve().parent / "packs"
+_compiled: dict = {}
+
+
+def program(name: str):
+    if name not in _compiled:
+        prog, diags, _ = compile_pack(str(PACKS / name))
+        assert prog is not None, "\n".join(str(d) for d in diags)
+        assert not diags, "\n".join(str(d) for d in diags)
+        _compiled[name] = prog
+    return _compiled[name]
+
+
+def run(name: str, agents=None, seed: int = 1, players: int | None = None, budget: int | None = None,
+        **options):
+    prog = program(name)
+    n = players or prog.players["default"]
+    agents = agents or [FirstAgent() for _ in range(n)]
+    kw = {"budget": budget} if budget is not None else {}
+    match = Match(prog, agents, seed, resolve_options(prog, options), n, record=True, **kw)
+    result = match.run()
+    return result, match
+
+
+def said(match) -> list[str]:
+    return [e["text"] for e in match.events if e["type"] == "say"]
+
+
+def lines_by_label(match) -> dict[str, str]:
+    """'label rest of line' -> {label: rest}, for packs that narrate one result per line."""
+    out = {}
+    for text in said(match):
+        label, _, rest = text.partition(" ")
+        out[label] = rest
+    return out
+
+
+# ---------------------------------------------------------------- arithmetic
+@pytest.fixture(scope="module")
+def arith():
+    result, match = run("arith")
+    return said(match), result
+
+
+@pytest.mark.parametrize("line", [
+    "div 4 3",
+    "negative dividend -3 -4",        # -3.5: up is toward +inf (-3), down toward -inf (-4)
+    "negative divisor -3 -4",
+    "both negative 4 3",
+    "exact -4 -4 0",
+    "mod 1 2 -2",                     # floored remainder: the sign of the divisor
+    "precedence 7 9 5 -6 5 8",
+    "builtins -4 3 5 5",
+    "compare yes yes no yes yes no",
+    "logic no yes no yes",
+    "short circuit no yes",           # the division by zero on the right is never evaluated
+    "text ab 3 -3",
+    "compound -5",
+    "local fn -2 -3",
+])
+def test_arithmetic(arith, line):
+    lines, _ = arith
+    assert line in lines
+
+
+def test_arithmetic_score_uses_rounding(arith):
+    _, result = arith
+    assert result.scores == [-23]  # half_up(-5) * 10 + half_down(-5) = -2 * 10 - 3
+
+
+# ---------------------------------------------------------------- lists, quantifiers, zones
+@pytest.fixture(scope="module")
+def lists():
+    result, match = run("lists")
+    return lines_by_label(match), result
+
+
+@pytest.mark.parametrize("label, expected", [
+    ("basics", "5 3 5 3, 1, 4, 1, 5, 9"),
+    ("membership", "yes no yes"),
+    ("helpers", "3, 1, 4, 5 | 3, 4, 1, 5 | 2"),
+    ("values", "5 6"),                 # lists are values: ys += [2] leaves xs alone
+    ("count", "3 5"),
+    ("each", "3, 1, 1, 5"),
+    ("exists", "yes no"),
+    ("forall", "yes no"),
+    ("first", "4 none"),
+    ("sum", "24 14"),
+    ("nested", "2 1 2"),
+    ("empty", "0 nothing 0 yes"),      # forall over nothing is true
+    ("loop", "3, 4"),                  # continue skips the 1s, break stops at 5
+    ("repeat", "6"),
+])
+def test_lists_and_quantifiers(lists, label, expected):
+    results, _ = lists
+    assert results[label] == expected
+
+
+@pytest.mark.parametrize("label, expected", [
+    ("created", "3 heads, heads, heads"),  # a new die shows its first face
+    ("moved", "2 1 yes yes"),              # a thing in a per-player zone is owned by that player
+    ("whole", "zone 0 3"),
+    ("destroyed", "2 yes heads, tails"),
+])
+def test_zones(lists, label, expected):
+    results, result = lists
+    assert results[label] == expected
+    assert result.scores == [2]
+
+
+def test_move_to_bottom_and_top():
+    _, match = run("lists")
+    lines = said(match)
+    assert "to bottom heads, tails" in lines   # 'move' adds at the bottom
+    assert "to top tails, heads" in lines      # ... unless told 'top'
+
+
+# ---------------------------------------------------------------- events
+@pytest.fixture(scope="module")
+def events():
+    result, match = run("events")
+    return said(match), result
+
+
+def test_handlers_run_by_priority_then_declaration_order(events):
+    lines, _ = events
+    assert lines[0] == "hit 3: amount 7 cancelled no trail double, first, second, last hp 93"
+
+
+def test_cancel_stops_lower_priority_handlers_and_the_effect(events):
+    lines, _ = events
+    # priority 10 doubles to 60; the shield (priority 5, when > 50) cancels; nothing else runs
+    assert lines[1] == "hit 30: amount 60 cancelled yes trail double, shield hp 93"
+
+
+def test_nested_events_and_when_filters(events):
+    lines, result = events
+    # 6 doubled to 12, +1 by the last handler; > 10 so the healing handler emits 'healed'
+    assert lines[2] == "hit 6: amount 13 cancelled no trail double, first, second, last, healed, heal 1 hp 80"
+    assert result.scores == [80]
+
+
+# ---------------------------------------------------------------- decisions
+def test_decisions_suspend_and_resume_with_scripted_answers():
+    agents = [ScriptedAgent(["green", "grab(n=3)"]), ScriptedAgent([2, "pass"])]
+    result, match = run("decisions", agents)
+    assert "Player 1 picks green" in said(match)
+    assert "Player 2 picks blue" in said(match)
+    assert "Player 1 did grab" in said(match) and "Player 2 did pass" in said(match)
+    assert result.scores == [3, 0] and result.winners == [0]
+    assert result.decisions == 4
+    assert agents[0].used == 2 and agents[1].used == 2
+
+
+def test_decision_events_record_options_and_answers():
+    agents = [ScriptedAgent(["red", "pass"]), ScriptedAgent(["blue", "grab(n=1)"])]
+    _, match = run("decisions", agents)
+    decisions = [e for e in match.events if e["type"] == "decision"]
+    assert [(d["player"], d["kind"], d["tag"], d["label"]) for d in decisions] == [
+        (1, "choice", "colour", "red"), (1, "action", "turn", "pass"),
+        (2, "choice", "colour", "blue"), (2, "action", "turn", "grab(n=1)"),
+    ]
+    assert decisions[0]["options"] == ["red", "green", "blue"]
+    # 'require n != 2' removes grab(n=2) from the legal options
+    assert sorted(decisions[1]["options"]) == ["grab(n=1)", "grab(n=3)", "pass"]
+
+
+def test_single_option_and_no_option_are_not_asked():
+    _, match = run("decisions", [ScriptedAgent(["red", "pass"]), ScriptedAgent(["red", "pass"])])
+    assert "only blue" in said(match) and "nothing none" in said(match)
+    assert sum(e["type"] == "decision" for e in match.events) == 4
+
+
+def test_vm_run_returns_a_decision_and_resume_continues():
+    prog = program("decisions")
+    world = World(prog, 7, resolve_options(prog, {}), 2)
+    vm = VM(prog, world)
+    vm.start(prog.entry_points["play"])
+    d = vm.run()
+    assert isinstance(d, Decision)
+    assert (d.player.seat, d.kind, d.tag, d.options) == (0, "choice", "colour", ["red", "green", "blue"])
+    assert not vm.done
+    d2 = vm.resume("blue")
+    assert (d2.player.seat, d2.kind, d2.tag) == (0, "action", "turn")
+    assert world.narration == ["Player 1 picks blue"]
+    pass_option = next(o for o in d2.options if world.option_label(o) == "pass")
+    d3 = vm.resume(pass_option)
+    assert (d3.player.seat, d3.tag) == (1, "colour")
+    d4 = vm.resume("red")
+    grab3 = next(o for o in d4.options if world.option_label(o) == "grab(n=3)")
+    assert vm.resume(grab3) is None and vm.done
+    assert [p.vars for p in world.players] == [[0, "blue"], [3, "red"]]
+
+
+def test_policy_agent_rates_options():
+    prog = program("decisions")
+    agents = [PolicyAgent(prog, "greedy"), PolicyAgent(prog, "greedy")]
+    result, match = run("decisions", agents)
+    assert result.scores == [3, 3]  # grab(n=3) rates 30, more than pass (5)
+    assert "Player 1 picks green" in said(match)  # rank(green) = 3 is the best colour
+
+
+def test_random_agents_are_reproducible_from_the_seed():
+    def log(seed):
+        agents = [RandomAgent(seed, 0), RandomAgent(seed, 1)]
+        return run("decisions", agents, seed=seed)[1].events
+    assert log(5) == log(5)
+    assert any(log(5) != log(s) for s in range(6, 12))
+
+
+# ---------------------------------------------------------------- limits and faults
+def fault(case: str, budget: int | None = 20_000, **options) -> ScriptError:
+    with pytest.raises(ScriptError) as info:
+        run("limits", budget=budget, case=case, **options)
+    return info.value
+
+
+def line_of(text: str, pack: str = "limits") -> int:
+    source = (PACKS / pack / f"{pack}.rune").read_text().splitlines()
+    return next(i for i, line in enumerate(source, start=1) if text in line)
+
+
+def test_infinite_loop_runs_out_of_steps():
+    err = fault("forever")
+    assert err.code == "E0501"
+    assert err.function == "proc spin"
+    assert err.file.endswith("limits.rune") and err.line == line_of("while true {")
+    d = err.diagnostic()
+    assert d.code == "E0501" and "proc spin" in d.message and d.span.line == err.line and d.hint
+
+
+def test_step_budget_bounds_nested_loops():
+    result, match = run("limits", budget=20_000, case="nested_loop", loops=100)  # 10,100 steps: fits
+    assert "n 10000" in said(match)
+    err = fault("nested_loop", loops=200)   # 40,200 steps: does not
+    assert err.code == "E0501" and err.function == "proc play"
+
+
+def test_steps_grow_linearly_with_the_work():
+    prog = program("limits")
+
+    def steps(loops: int) -> int:
+        world = World(prog, 1, resolve_options(prog, {"case": "nested_loop", "loops": loops}), 1)
+        vm = VM(prog, world, budget=10**9)
+        vm.start(prog.entry_points["play"])
+        assert vm.run() is None
+        return 10**9 - vm.budget
+
+    # One step per loop iteration: loops outer plus loops * loops inner, and a constant.
+    base = steps(10) - (10 + 10 * 10)
+    for n in (0, 1, 50, 300):
+        assert steps(n) == n + n * n + base
+
+
+def test_deep_recursion_is_a_script_error_not_a_python_one():
+    err = fault("recursion", budget=None)
+    assert err.code == "E0502" and err.function == "fn deep"
+    assert "deep" in err.message and err.line == line_of("return deep(n + 1) + 1")
+
+
+def test_division_by_zero_names_function_and_line():
+    err = fault("zero_division")
+    assert err.code == "E0502" and "division by zero" in err.message
+    assert err.function == "fn ratio" and err.line == line_of("return total / d rounded down")
+
+
+def test_index_out_of_range():
+    err = fault("bad_index")
+    assert err.code == "E0502" and "index 3 is outside a list of 3" in err.message
+    assert err.line == line_of("log \"item")
+
+
+def test_none_where_a_thing_is_needed():
+    err = fault("none_thing")
+    assert err.code == "E0502" and "none" in err.message and err.line == line_of("log \"face")
+
+
+def test_a_choice_while_scoring_is_refused():
+    err = fault("choice_in_score")
+    assert err.code == "E0503" and err.function == "fn score"
+
+
+def test_a_clean_run_of_the_limits_pack():
+    result, match = run("limits", case="fine")
+    assert said(match) == ["done"] and result.scores == [0]
