@@ -106,6 +106,9 @@ class FunctionCompiler:
         self.has_actor = actor
         self.code: list = []
         self.lines: list = []
+        self.origins: list = []   # per instruction: 0, or 1 + index in self.inlined
+        self.origin = 0
+        self.inlined: list = []   # [name, file] of each function compiled in place
         self.scopes: list[dict] = [{}]
         self.local_names: list[str] = []
         self.loops: list[_Loop] = []
@@ -120,6 +123,7 @@ class FunctionCompiler:
     def emit(self, op: int, arg=None) -> int:
         self.code.append((op, arg))
         self.lines.append(self.line)
+        self.origins.append(self.origin)
         return len(self.code) - 1
 
     def here(self) -> int:
@@ -154,9 +158,9 @@ class FunctionCompiler:
     def finish(self, nparams: int) -> Function:
         self.emit(O.CONST, self.return_value)
         self.emit(O.RETURN)
-        code, lines = optimise(self.code, self.lines)
+        code, lines, origins = optimise(self.code, self.lines, self.origins)
         return Function(self.name, nparams, len(self.local_names), code, lines,
-                        self.file, self.local_names)
+                        self.file, self.local_names, origins if self.inlined else [], self.inlined)
 
     # ---------------------------------------------------------------- conditions as jumps
     def branch_false(self, e, what: str) -> list:
@@ -602,7 +606,7 @@ class FunctionCompiler:
             # A list of constants is one constant: one instruction instead of n + 1.
             start = len(self.code)
             t = self._list_type(e)
-            del self.code[start:], self.lines[start:]
+            del self.code[start:], self.lines[start:], self.origins[start:]
             self.emit(O.CONST, tuple(values))
             return t
         t = self._list_type(e)
@@ -763,7 +767,7 @@ class FunctionCompiler:
     def _const_type(self, a) -> str:
         start = len(self.code)
         t = self.expr(a)  # types the constant the usual way, then drops its code
-        del self.code[start:], self.lines[start:]
+        del self.code[start:], self.lines[start:], self.origins[start:]
         return t
 
     MAX_INLINE_DEPTH = 3
@@ -785,7 +789,11 @@ class FunctionCompiler:
             if slots[i] is None:  # computed arguments are on the stack, last on top
                 slots[i] = self.hidden(f"{fn.name}.{fn.params[i][0]}")
                 self.emit(O.STORE_LOCAL, slots[i])
-        saved = (self.scopes, self.diags, self.line)
+        saved = (self.scopes, self.diags, self.line, self.origin)
+        # Runtime errors in the inlined code name the inlined function and its line.
+        self.inlined.append([fn.name if fn.ret is None else f"fn {fn.name}", fn.decl.span.file])
+        self.origin = len(self.inlined)
+        self.line = fn.decl.body[-1].span.line
         # Only the parameters are visible: the caller's locals must not shadow the callee's globals.
         self.scopes = [{pname: (slot, ptype) for (pname, ptype), slot in zip(fn.params, slots)}]
         self.diags = []  # the body was already checked where it is declared
@@ -800,12 +808,13 @@ class FunctionCompiler:
                     jump[1].append(self.emit(O.JUMP_IF_TRUE if jump[0] else O.JUMP_IF_FALSE, None))
         finally:
             self.inline_depth -= 1
-            self.scopes, self.diags, self.line = saved
+            self.scopes, self.diags, self.line, self.origin = saved
 
     def _value_of_cases(self, cases: list, last) -> None:
         """'if c1 { return v1 } ... return vn' as one expression: the first true case wins."""
         ends = []
         for cond, value in cases:
+            self.line = value.span.line
             if cond == "let":
                 t = self.expr(value.value)
                 self.emit(O.STORE_LOCAL, self.declare(value.name, t))
@@ -814,6 +823,7 @@ class FunctionCompiler:
             self.expr(value)
             ends.append(self.emit(O.JUMP, None))
             self.patch_all(skips)
+        self.line = last.span.line
         self.expr(last)
         self.patch_all(ends)
 

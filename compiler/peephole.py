@@ -59,19 +59,20 @@ def _thread_jumps(code: list) -> list:
             else (op, arg) for i, (op, arg) in enumerate(code)]
 
 
-def optimise(code: list, lines: list) -> tuple[list, list]:
+def optimise(code: list, *columns: list) -> tuple:
+    """The optimised code and its per-instruction columns (source lines, origins)."""
     code = _thread_jumps(code)
     for _ in range(3):  # fused results may fuse again (CONST+EQ, then +JUMP_IF_FALSE)
-        new_code, new_lines = _fuse_once(code, lines)
+        new_code, new_columns = _fuse_once(code, columns)
         if len(new_code) == len(code):
             break
-        code, lines = new_code, new_lines
-    return code, lines
+        code, columns = new_code, new_columns
+    return (code, *columns)
 
 
-def _fuse_once(code: list, lines: list) -> tuple[list, list]:
+def _fuse_once(code: list, columns: tuple) -> tuple[list, tuple]:
     targets = {_target(op, arg) for op, arg in code if op in _TARGET}
-    out, out_lines, where = [], [], [0] * (len(code) + 1)
+    out, out_columns, where = [], tuple([] for _ in columns), [0] * (len(code) + 1)
     i = 0
     while i < len(code):
         where[i] = len(out)
@@ -81,14 +82,16 @@ def _fuse_once(code: list, lines: list) -> tuple[list, list]:
             make = _PAIRS.get((op, op2))
             if make is not None:
                 out.append(make(arg, arg2))
-                out_lines.append(lines[i])
+                for src, dst in zip(columns, out_columns):
+                    dst.append(src[i])  # a fused instruction keeps its first half's origin
                 where[i + 1] = len(out) - 1
                 i += 2
                 continue
         out.append((op, arg))
-        out_lines.append(lines[i])
+        for src, dst in zip(columns, out_columns):
+            dst.append(src[i])
         i += 1
     where[len(code)] = len(out)
     fixed = [(op, _retarget(op, arg, where[_target(op, arg)])) if op in _TARGET else (op, arg)
              for op, arg in out]
-    return fixed, out_lines
+    return fixed, out_columns

@@ -29,11 +29,19 @@ class Function:
     lines: list           # source line of each instruction
     file: str
     local_names: list = field(default_factory=list)
+    origins: list = field(default_factory=list)   # per instruction: 0 (own code) or 1 + index in inlined
+    inlined: list = field(default_factory=list)   # [name, file] of functions compiled in place
 
     def line_at(self, pc: int) -> int:
         if 0 <= pc < len(self.lines):
             return self.lines[pc]
         return self.lines[-1] if self.lines else 0
+
+    def source_at(self, pc: int) -> tuple:
+        """(function name, file, line) of the source behind an instruction."""
+        origin = self.origins[pc] if 0 <= pc < len(self.origins) else 0
+        name, file = (self.name, self.file) if origin == 0 else self.inlined[origin - 1]
+        return name, file, self.line_at(pc)
 
 
 @dataclass(slots=True)
@@ -79,7 +87,8 @@ class Program:
             "kinds": self.kinds,
             "functions": [{"name": f.name, "nparams": f.nparams, "nlocals": f.nlocals,
                            "code": [[op, _enc(arg)] for op, arg in f.code], "lines": f.lines,
-                           "file": f.file, "local_names": f.local_names} for f in self.functions],
+                           "file": f.file, "local_names": f.local_names,
+                           "origins": f.origins, "inlined": f.inlined} for f in self.functions],
             "entry_points": self.entry_points,
             "actions": [[a.name, a.groups, a.params, a.body, a.enumerate] for a in self.actions],
             "groups": self.groups,
@@ -114,7 +123,8 @@ class Program:
                 entries=_dec(data["entries"]), kinds=data["kinds"],
                 functions=[Function(f["name"], f["nparams"], f["nlocals"],
                                     [(op, _dec(arg)) for op, arg in f["code"]], f["lines"],
-                                    f["file"], f["local_names"]) for f in data["functions"]],
+                                    f["file"], f["local_names"], f["origins"], f["inlined"])
+                           for f in data["functions"]],
                 entry_points=data["entry_points"],
                 actions=[Action(*row) for row in data["actions"]],
                 groups=data["groups"],

@@ -392,16 +392,16 @@ class VM:
         except _OutOfSteps:
             fn = frame.fn
             raise ScriptError("E0501", "the step budget ran out: a loop or recursion did not end",
-                              fn.name, fn.file, fn.line_at(pc - 1),
+                              *fn.source_at(pc - 1),
                               "check the loop's condition; every 'while' must eventually become false") from None
         except ScriptError:
             raise
         except ScriptFault as err:
             fn = frame.fn
-            raise ScriptError("E0502", str(err), fn.name, fn.file, fn.line_at(pc - 1)) from None
+            raise ScriptError("E0502", str(err), *fn.source_at(pc - 1)) from None
         except (TypeError, AttributeError, KeyError, IndexError, ValueError) as err:
             fn = frame.fn
-            raise ScriptError("E0502", _explain(err), fn.name, fn.file, fn.line_at(pc - 1)) from None
+            raise ScriptError("E0502", _explain(err), *fn.source_at(pc - 1)) from None
         finally:
             self.budget = steps
 

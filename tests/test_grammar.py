@@ -326,3 +326,9 @@ def test_newlines_inside_brackets_are_ignored_but_end_statements_outside():
     assert len(stmts) == 2 and len(stmts[0].value.args) == 2
     d = syntax_error("proc f() {\n  let x = 1 +\n    2\n}\n")
     assert d.code == "E0200" and d.span.line == 2
+
+
+def test_language_reference_lists_exactly_the_keywords(strict):
+    text = (ROOT / "docs" / "language.md").read_text(encoding="utf-8")
+    section = text.split("Keywords of the language:", 1)[1].split("```")[1]
+    assert set(section.split()) == keywords(strict)
