@@ -130,8 +130,10 @@ class FunctionCompiler:
         return len(self.code)
 
     def patch(self, at: int, target: Optional[int] = None):
-        op, _ = self.code[at]
-        self.code[at] = (op, self.here() if target is None else target)
+        op, arg = self.code[at]
+        target = self.here() if target is None else target
+        # Jumps with a tuple operand keep their target last.
+        self.code[at] = (op, (*arg[:-1], target) if isinstance(arg, tuple) else target)
 
     def declare(self, name: str, type_: str, span: Optional[Span] = None) -> int:
         if span is not None:
@@ -1079,10 +1081,9 @@ class FunctionCompiler:
             ev = self.hidden("event")
             self.emit(O.STORE_LOCAL, ev)
             exits = []
-            for h in handlers:
-                self.emit(O.LOAD_LOCAL, ev)
-                self.emit(O.EVENT_FIELD, "cancelled")
-                exits.append(self.emit(O.JUMP_IF_TRUE, None))
+            for i, h in enumerate(handlers):
+                if i:  # a fresh event is never cancelled: the first handler needs no test
+                    exits.append(self.emit(O.JUMP_IF_CANCELLED, (ev, None)))
                 # Most handlers belong to one hero or card: test 'when' here and
                 # skip the call when it does not apply.
                 skip = self._guard(h.decl.when, {"event": (ev, f"event:{e.event}")}) if h.decl.when else []

@@ -24,7 +24,7 @@ _PAIRS = {
 
 # Where each jumping opcode keeps its target: the operand itself, or a tuple slot.
 _TARGET = {O.JUMP: None, O.JUMP_IF_FALSE: None, O.JUMP_IF_TRUE: None, O.SKIP_IF_QUIET: None,
-           O.FOR_ITER: 3, O.JUMP_IF_NE_CONST: 1, O.JUMP_IF_EQ_CONST: 1}
+           O.FOR_ITER: 3, O.JUMP_IF_NE_CONST: 1, O.JUMP_IF_EQ_CONST: 1, O.JUMP_IF_CANCELLED: 1}
 
 
 def _target(op, arg):

@@ -50,6 +50,7 @@ _TABLE = [
     ("IN",            "",                         2, 1, "Membership of a value in a list or a thing in a zone."),
     ("SUB",           "",                         2, 1, "Subtract."),
     ("ZONE_OF",       "zone",                     1, 1, "Pop a player; push that player's copy of a per-player zone."),
+    ("JUMP_IF_CANCELLED", "(slot, target)",       0, 0, "Jump when the event in a local was cancelled by a handler."),
     ("AS_ENTRY",      "kind",                     1, 1, "Pop a text; push it as an entry id of a kind, failing if it is not one."),
     ("GT",            "",                         2, 1, "Greater than."),
     ("THING_ENTRY",   "",                         1, 1, "Pop a thing; push the id of the entry it was made from."),

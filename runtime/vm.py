@@ -223,141 +223,144 @@ class VM:
                         stack[-1] = stack[-1] - b
                     elif op == 22:  # ZONE_OF
                         stack[-1] = world.zones[arg][stack[-1].seat]
-                    elif op == 23:  # AS_ENTRY
+                    elif op == 23:  # JUMP_IF_CANCELLED
+                        if locs[arg[0]].cancelled:
+                            pc = arg[1]
+                    elif op == 24:  # AS_ENTRY
                         v = stack[-1]
                         if v not in self.program.kinds.get(arg, ()) and v is not None:
                             raise ScriptFault(f"'{v}' is not a {arg}")
-                    elif op == 24:  # GT
+                    elif op == 25:  # GT
                         b = stack.pop()
                         stack[-1] = stack[-1] > b
-                    elif op == 25:  # THING_ENTRY
+                    elif op == 26:  # THING_ENTRY
                         stack[-1] = stack[-1].entry
-                    elif op == 26:  # NEW_LIST
+                    elif op == 27:  # NEW_LIST
                         stack.append([])
-                    elif op == 27:  # APPEND
+                    elif op == 28:  # APPEND
                         locs[arg].append(stack.pop())
-                    elif op == 28:  # POP
+                    elif op == 29:  # POP
                         stack.pop()
-                    elif op == 29:  # LOAD_GLOBAL
+                    elif op == 30:  # LOAD_GLOBAL
                         stack.append(world.globals[arg])
-                    elif op == 30:  # EQ
+                    elif op == 31:  # EQ
                         b = stack.pop()
                         stack[-1] = stack[-1] == b
-                    elif op == 31:  # PLAYER_VAR
-                        stack[-1] = stack[-1].vars[arg]
                 else:
-                    if op == 32:  # THING_FACE
+                    if op == 32:  # PLAYER_VAR
+                        stack[-1] = stack[-1].vars[arg]
+                    elif op == 33:  # THING_FACE
                         stack[-1] = stack[-1].face
-                    elif op == 33:  # NE
+                    elif op == 34:  # NE
                         b = stack.pop()
                         stack[-1] = stack[-1] != b
-                    elif op == 34:  # LT
+                    elif op == 35:  # LT
                         b = stack.pop()
                         stack[-1] = stack[-1] < b
-                    elif op == 35:  # LE
+                    elif op == 36:  # LE
                         b = stack.pop()
                         stack[-1] = stack[-1] <= b
-                    elif op == 36:  # GE
+                    elif op == 37:  # GE
                         b = stack.pop()
                         stack[-1] = stack[-1] >= b
-                    elif op == 37:  # MUL
+                    elif op == 38:  # MUL
                         b = stack.pop()
                         stack[-1] = stack[-1] * b
-                    elif op == 38:  # MOD
+                    elif op == 39:  # MOD
                         b = stack.pop()
                         if b == 0:
                             raise ScriptFault("remainder of a division by zero")
                         stack[-1] = stack[-1] % b
-                    elif op == 39:  # DIV_UP
+                    elif op == 40:  # DIV_UP
                         b = stack.pop()
                         if b == 0:
                             raise ScriptFault("division by zero")
                         stack[-1] = -((-stack[-1]) // b)
-                    elif op == 40:  # DIV_DOWN
+                    elif op == 41:  # DIV_DOWN
                         b = stack.pop()
                         if b == 0:
                             raise ScriptFault("division by zero")
                         stack[-1] = stack[-1] // b
-                    elif op == 41:  # NEG
+                    elif op == 42:  # NEG
                         stack[-1] = -stack[-1]
-                    elif op == 42:  # NOT
+                    elif op == 43:  # NOT
                         stack[-1] = not stack[-1]
-                    elif op == 43:  # STORE_GLOBAL
+                    elif op == 44:  # STORE_GLOBAL
                         world.globals[arg] = stack.pop()
-                    elif op == 44:  # LOAD_OPTION
+                    elif op == 45:  # LOAD_OPTION
                         stack.append(world.options[arg])
-                    elif op == 45:  # SET_PLAYER_VAR
+                    elif op == 46:  # SET_PLAYER_VAR
                         v = stack.pop()
                         stack.pop().vars[arg] = v
-                    elif op == 46:  # THING_VAR
+                    elif op == 47:  # THING_VAR
                         stack[-1] = stack[-1].vars[arg]
-                    elif op == 47:  # SET_THING_VAR
+                    elif op == 48:  # SET_THING_VAR
                         v = stack.pop()
                         stack.pop().vars[arg] = v
-                    elif op == 48:  # SET_FACE
+                    elif op == 49:  # SET_FACE
                         v = stack.pop()
                         world.set_face(stack.pop(), v)
-                    elif op == 49:  # THING_OWNER
+                    elif op == 50:  # THING_OWNER
                         z = stack[-1].zone
                         stack[-1] = z.owner if z is not None else None
-                    elif op == 50:  # THING_ZONE
+                    elif op == 51:  # THING_ZONE
                         stack[-1] = stack[-1].zone
-                    elif op == 51:  # ZONE_OWNER
+                    elif op == 52:  # ZONE_OWNER
                         stack[-1] = stack[-1].owner
-                    elif op == 52:  # PLAYER_SEAT
+                    elif op == 53:  # PLAYER_SEAT
                         stack[-1] = stack[-1].seat + 1
-                    elif op == 53:  # SET_EVENT_FIELD
+                    elif op == 54:  # SET_EVENT_FIELD
                         v = stack.pop()
                         stack.pop().fields[arg] = v
-                    elif op == 54:  # PLAYERS
+                    elif op == 55:  # PLAYERS
                         stack.append(world.players_tuple)
-                    elif op == 55:  # ENTRIES
+                    elif op == 56:  # ENTRIES
                         stack.append(self.entries_of[arg])
-                    elif op == 56:  # INDEX
+                    elif op == 57:  # INDEX
                         i = stack.pop()
                         xs = stack[-1]
                         if not 0 <= i < len(xs):
                             raise ScriptFault(f"index {i} is outside a list of {len(xs)}")
                         stack[-1] = xs[i]
-                    elif op == 57:  # TO_LIST
+                    elif op == 58:  # TO_LIST
                         v = stack[-1]
                         if type(v) is Zone:
                             stack[-1] = tuple(v.items)
-                    elif op == 58:  # FREEZE
+                    elif op == 59:  # FREEZE
                         stack[-1] = tuple(stack[-1])
-                    elif op == 59:  # DUP
+                    elif op == 60:  # DUP
                         stack.append(stack[-1])
-                    elif op == 60:  # MOVE
+                    elif op == 61:  # MOVE
                         zone = stack.pop()
                         world.move(stack.pop(), zone, arg)
-                    elif op == 61:  # CREATE
+                    elif op == 62:  # CREATE
                         zone = stack.pop()
                         stack[-1] = world.create(stack[-1], zone)
-                    elif op == 62:  # DESTROY
+                    elif op == 63:  # DESTROY
                         world.destroy(stack.pop())
-                    elif op == 63:  # ROLL
+                    elif op == 64:  # ROLL
                         world.roll(stack.pop())
-                    elif op == 64:  # SHUFFLE
+                    elif op == 65:  # SHUFFLE
                         world.shuffle(stack.pop())
-                    elif op == 65:  # RANDOM_FROM
+                    elif op == 66:  # RANDOM_FROM
                         stack[-1] = world.random_from(stack[-1])
-                    elif op == 66:  # TEXT
+                    elif op == 67:  # TEXT
                         parts = stack[len(stack) - arg:]
                         del stack[len(stack) - arg:]
                         describe = world.describe
                         stack.append("".join(p if type(p) is str else describe(p) for p in parts))
-                    elif op == 67:  # LOG
+                    elif op == 68:  # LOG
                         world.narration.append(stack.pop())
-                    elif op == 68:  # NEW_EVENT
+                    elif op == 69:  # NEW_EVENT
                         name, fields = arg
                         n = len(fields)
                         values = stack[len(stack) - n:] if n else ()
                         if n:
                             del stack[-n:]
                         stack.append(Event(name, dict(zip(fields, values))))
-                    elif op == 69:  # CANCEL
+                    elif op == 70:  # CANCEL
                         locs[arg].cancelled = True
-                    elif op == 70 or op == 71:  # DECIDE, DECIDE_ACTION
+                    elif op == 71 or op == 72:  # DECIDE, DECIDE_ACTION
                         player = stack.pop()
                         options = stack.pop()
                         if player is None:
@@ -367,9 +370,9 @@ class VM:
                             continue
                         frame.pc = pc
                         self.budget = steps
-                        kind = "action" if op == 71 else "choice"
+                        kind = "action" if op == 72 else "choice"
                         return Decision(player, kind, arg, list(options))
-                    elif op == 72:  # PERFORM
+                    elif op == 73:  # PERFORM
                         player = stack.pop()
                         option = stack.pop()
                         action = self.program.actions[option[0]]
@@ -377,14 +380,14 @@ class VM:
                         frame = Frame(self.functions[action.body], (player, *option[1:]))
                         frames.append(frame)
                         code, pc, stack, locs = frame.fn.code, 0, frame.stack, frame.locals
-                    elif op == 73:  # SKIP_IF_QUIET
+                    elif op == 74:  # SKIP_IF_QUIET
                         if world.quiet:
                             pc = arg
-                    elif op == 74:  # EQ_CONST
+                    elif op == 75:  # EQ_CONST
                         stack[-1] = stack[-1] == arg
-                    elif op == 75:  # NE_CONST
+                    elif op == 76:  # NE_CONST
                         stack[-1] = stack[-1] != arg
-                    elif op == 76:  # JUMP_IF_EQ_CONST
+                    elif op == 77:  # JUMP_IF_EQ_CONST
                         if stack.pop() == arg[0]:
                             pc = arg[1]
                     else:
