@@ -71,6 +71,9 @@ NOTES: dict[str, Callable] = {
     "CALL": _call, "CALL_BUILTIN": _builtin, "FOR_ITER": _for_iter,
     # super-instructions made by the compiler's peephole pass
     "LOAD_LOCAL2": _two_locals, "LOCAL_PLAYER_VAR": _local_player_var, "LOCAL_FACE": _local,
+    "STORE_LOAD": _two_locals, "JUMP_IF_VAR_NE": lambda prog, fn, arg: _local_player_var(prog, fn, arg[:2]),
+    "FOR_ITER_LOAD": lambda prog, fn, arg: _for_iter(prog, fn, arg[:4]),
+    "LOCAL_EVENT_FIELD": lambda prog, fn, arg: f"{_at(fn.local_names, arg[0])}.{arg[1]}",
 }
 
 

@@ -20,11 +20,16 @@ _PAIRS = {
     (O.NE_CONST, O.JUMP_IF_FALSE): lambda a, b: (O.JUMP_IF_EQ_CONST, (a, b)),
     (O.EQ_CONST, O.JUMP_IF_TRUE): lambda a, b: (O.JUMP_IF_EQ_CONST, (a, b)),
     (O.NE_CONST, O.JUMP_IF_TRUE): lambda a, b: (O.JUMP_IF_NE_CONST, (a, b)),
+    (O.LOCAL_PLAYER_VAR, O.JUMP_IF_NE_CONST): lambda a, b: (O.JUMP_IF_VAR_NE, (a[0], a[1], b[0], b[1])),
+    (O.FOR_ITER, O.LOAD_LOCAL): lambda a, b: (O.FOR_ITER_LOAD, (*a, b)),
+    (O.STORE_LOCAL, O.LOAD_LOCAL): lambda a, b: (O.STORE_LOAD, (a, b)),
+    (O.LOAD_LOCAL, O.EVENT_FIELD): lambda a, b: (O.LOCAL_EVENT_FIELD, (a, b)),
 }
 
 # Where each jumping opcode keeps its target: the operand itself, or a tuple slot.
 _TARGET = {O.JUMP: None, O.JUMP_IF_FALSE: None, O.JUMP_IF_TRUE: None, O.SKIP_IF_QUIET: None,
-           O.FOR_ITER: 3, O.JUMP_IF_NE_CONST: 1, O.JUMP_IF_EQ_CONST: 1, O.JUMP_IF_CANCELLED: 1}
+           O.FOR_ITER: 3, O.JUMP_IF_NE_CONST: 1, O.JUMP_IF_EQ_CONST: 1, O.JUMP_IF_CANCELLED: 1,
+           O.JUMP_IF_VAR_NE: 3, O.FOR_ITER_LOAD: 3}
 
 
 def _target(op, arg):
@@ -51,12 +56,15 @@ def _thread_jumps(code: list) -> list:
                 break
             nxt = code[t][1]
             conditional = code[at][0] != O.JUMP
-            if conditional and nxt <= at and code[nxt][0] != O.FOR_ITER:
+            if conditional and nxt <= at and code[nxt][0] not in (O.FOR_ITER, O.FOR_ITER_LOAD):
                 break
             t = nxt
         return t
-    return [(op, _retarget(op, arg, final(i, _target(op, arg)))) if op in _TARGET and op != O.FOR_ITER
+    return [(op, _retarget(op, arg, final(i, _target(op, arg)))) if op in _TARGET and op not in _LOOPS
             else (op, arg) for i, (op, arg) in enumerate(code)]
+
+
+_LOOPS = (O.FOR_ITER, O.FOR_ITER_LOAD)
 
 
 def optimise(code: list, *columns: list) -> tuple:

@@ -348,7 +348,8 @@ def test_compile_defaults_to_the_current_folder(tiny, tmp_path, monkeypatch):
 def test_disasm_names_locals_and_lines(tiny):
     result = run("disasm", tiny, "play")
     assert result.exit_code == 0, result.output
-    assert any("STORE_LOCAL" in line and "(c)" in line and " L4 " in line for line in result.output.splitlines())
+    # a store may be fused with the next load (STORE_LOAD): the local's name is shown either way
+    assert any("STORE_LO" in line and "(c" in line and " L4 " in line for line in result.output.splitlines())
     assert run("disasm", tiny, "no_such_function").exit_code == 2
 
 
