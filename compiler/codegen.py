@@ -18,6 +18,7 @@ from runebook.runtime import opcodes as O
 from runebook.runtime.program import Function
 
 from .declarations import keyword_name
+from .purity import RANDOM_BUILTINS, reads_only
 from .peephole import optimise
 from .symbols import Symbols
 from .types import TypeSpace, elem, is_event, is_list, list_of
@@ -30,7 +31,7 @@ COMPARE = {"==": O.EQ, "!=": O.NE, "<": O.LT, "<=": O.LE, ">": O.GT, ">=": O.GE}
 # What each context forbids: ratings and requirements must be pure questions.
 PURE_FORBIDDEN = (A.Choose, A.Act, A.Create, A.Emit, A.RandomFrom)
 # Builtins that draw from the match's RNG: a rating or requirement must not move it.
-IMPURE_BUILTINS = frozenset({"random_int"})
+IMPURE_BUILTINS = RANDOM_BUILTINS
 
 
 def a_type(t: str) -> str:
@@ -485,12 +486,15 @@ class FunctionCompiler:
     def s_Log(self, s: A.Log):
         # Narration is skipped entirely when the match is not recorded, so the
         # text's holes must be pure: skipping them may not change the game.
-        skip = self.emit(O.SKIP_IF_QUIET, None)
+        # The checker forbids effects in the holes themselves, but a called fn may still
+        # assign, roll or draw: then the text is built even in quiet matches (purity.py).
+        skip = self.emit(O.SKIP_IF_QUIET, None) if reads_only(self.syms, s.text) else None
         saved, self.pure = self.pure, True
         self.expr(s.text)
         self.pure = saved
         self.emit(O.LOG)
-        self.patch(skip)
+        if skip is not None:
+            self.patch(skip)
 
     def s_Cancel(self, s: A.Cancel):
         if self.in_handler is None:

@@ -25,7 +25,7 @@ class OpInfo:
 
 _TABLE = [
     # name            operand                     pops pushes doc
-    # Rows are ordered by how often each opcode runs (measured on Dungeon Roll):
+    # Rows are ordered by how often each opcode runs (measured on the built-in packs):
     # the code is the row number, and the VM tests the lowest codes first.
     ("LOAD_LOCAL",    "slot",                     0, 1, "Push a local variable."),
     ("JUMP_IF_VAR_NE", "(slot, var, value, target)", 0, 0, "Jump unless a variable of the player in a local equals a constant."),

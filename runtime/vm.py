@@ -7,7 +7,7 @@ step budget spent at backward jumps, loop steps and calls; running out is a
 ScriptError naming the script and its source line, never a hang.
 
 Dispatch is an if/elif chain over small integers. The opcode table numbers
-opcodes by how often they run in real matches (measured on Dungeon Roll, see
+opcodes by how often they run in real matches (measured on the built-in packs, see
 docs/PERFORMANCE.md), and the chain is split into ranges (< 8, < 16, < 32,
 the rest): the number of comparisons is most of an instruction's cost, so
 the hottest opcodes are reached in one to four tests.

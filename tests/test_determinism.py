@@ -66,3 +66,30 @@ def test_different_seeds_give_different_matches(outputs):
     logs = json.loads(outputs["1"])
     distinct = {json.dumps(log["events"][1:], sort_keys=True) for log in logs}
     assert len(distinct) == len(logs)
+
+
+# ---------------------------------------------------------------- quiet vs recorded
+def _play(pack: str, seed: int, record: bool, players: int = 1):
+    from runebook.compiler.pack import compile_pack
+    from runebook.runtime.agents import RandomAgent
+    from runebook.runtime.match import Match
+    from runebook.runtime.options import resolve_options
+
+    program, diags, _ = compile_pack(pack)
+    assert program is not None, [str(d) for d in diags]
+    agents = [RandomAgent(seed, seat) for seat in range(players)]
+    result = Match(program, agents, seed, resolve_options(program, {}), players, record=record).run()
+    return result.scores, result.winners, result.titles, result.decisions
+
+
+def test_narration_with_effects_is_never_skipped():
+    """A quiet match (a simulation) skips narration; texts whose holes call a fn that
+    draws or assigns must still be evaluated, or the two would diverge."""
+    pack = str(ROOT / "tests" / "packs" / "narration")
+    for seed in (1, 2, 3):
+        assert _play(pack, seed, record=True) == _play(pack, seed, record=False)
+
+
+def test_quiet_and_recorded_dungeon_roll_matches_agree():
+    for seed in (1, 2, 3):
+        assert _play("dungeon_roll", seed, True, players=2) == _play("dungeon_roll", seed, False, players=2)
