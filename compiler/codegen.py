@@ -402,31 +402,25 @@ class FunctionCompiler:
         self.emit(O.CONST, 1)
         self.emit(O.SUB)
         self.emit(O.STORE_LOCAL, counter)
-        loop = _Loop()
-        self.loops.append(loop)
-        self.block(s.body)
-        self.loops.pop()
-        for at in loop.continues:
-            self.patch(at, top)
-        self.line = header_line  # the back-edge (where the budget is spent) belongs to the loop's line
-        self.emit(O.JUMP, top)
-        self.patch(done)
-        for at in loop.breaks:
-            self.patch(at)
+        self._loop_body(s.body, top, header_line, [done])
 
     def s_While(self, s: A.While):
         header_line = self.line
         top = self.here()
         done = self.branch_false(s.cond, "a condition")
+        self._loop_body(s.body, top, header_line, done)
+
+    def _loop_body(self, body: list, top: int, header_line: int, exits: list):
+        """Body, back-edge to top, then patch the loop's exits, breaks and continues."""
         loop = _Loop()
         self.loops.append(loop)
-        self.block(s.body)
+        self.block(body)
         self.loops.pop()
         for at in loop.continues:
             self.patch(at, top)
-        self.line = header_line
+        self.line = header_line  # the back-edge (where the budget is spent) belongs to the loop's line
         self.emit(O.JUMP, top)
-        self.patch_all(done)
+        self.patch_all(exits)
         for at in loop.breaks:
             self.patch(at)
 

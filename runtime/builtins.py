@@ -104,7 +104,7 @@ def _text(world, value):
 
 BUILTINS: tuple[Builtin, ...] = (
     Builtin("len", ("coll[T]",), "int", "Number of items in a list or zone.",
-            "len(party of p)", lambda w, c: len(_items(c))),
+            "len(hand of p)", lambda w, c: len(_items(c))),
     Builtin("min", ("int", "int"), "int", "The smaller of two integers.", "min(3, level)",
             lambda w, a, b: a if a <= b else b),
     Builtin("max", ("int", "int"), "int", "The larger of two integers.", "max(0, hp - 2)",
