@@ -425,6 +425,10 @@ class VM:
         except ScriptFault as err:
             fn = frame.fn
             raise ScriptError("E0502", str(err), *fn.source_at(pc - 1)) from None
+        except RecursionError:
+            fn = frame.fn
+            raise ScriptError("E0502", "a value is nested too deeply (a list inside a list, thousands deep)",
+                              *fn.source_at(pc - 1)) from None
         except (TypeError, AttributeError, KeyError, IndexError, ValueError) as err:
             fn = frame.fn
             raise ScriptError("E0502", _explain(err), *fn.source_at(pc - 1)) from None

@@ -277,7 +277,6 @@ def test_program_from_another_engine_version(compiled_text):
 _DAMAGE = [None, 5, "x", [], {}, [1], {"t": 3}, True]
 # Known bug (runtime/program.py, not fixed here): a damaged 'dice' or 'policies'
 # escapes from from_json as AttributeError instead of ProgramFormatError.
-_KNOWN_LEAKS = {"dice", "policies"}
 
 
 @pytest.mark.parametrize("key", ["name", "players", "options", "zones", "globals", "dice", "entries",
@@ -293,10 +292,7 @@ def test_damaged_fields_are_refused(compiled_text, key):
             pass
         except Exception as err:  # noqa: BLE001 - the point is to catch everything else
             leaks.append((junk, type(err).__name__))
-    unexpected = [(j, e) for j, e in leaks if key not in _KNOWN_LEAKS]
-    assert not unexpected, f"damaged '{key}' escaped as {unexpected}"
-    if leaks:
-        pytest.xfail(f"runtime/program.py lets {leaks[0][1]} escape for a damaged '{key}'")
+    assert not leaks, f"damaged '{key}' escaped as {leaks}"
 
 
 def test_damaged_cache_file_is_rebuilt(tmp_path):

@@ -300,9 +300,6 @@ def test_a_choice_while_scoring_is_refused():
     assert err.code == "E0503" and err.function == "fn score"
 
 
-@pytest.mark.xfail(raises=RecursionError, strict=False,
-                   reason="runtime: comparing or narrating a deeply nested list recurses in Python "
-                          "(world.describe, tuple ==) and RecursionError escapes the VM")
 def test_deeply_nested_values_are_a_script_error():
     err = fault("deep_list", budget=None)
     assert err.code.startswith("E05")
