@@ -297,6 +297,9 @@ class DeclarationCollector:
             for c in d.choices:
                 if isinstance(c, A.AllEntries) and c.kind in self.syms.kinds:
                     items.extend(A.Name(e, c.span) for e in self.syms.kinds[c.kind].entries)
+                elif isinstance(c, A.AllEntries):
+                    self.error("E0303", f"unknown kind '{c.kind}'", c.span,
+                               did_you_mean(c.kind, self.syms.kinds) or "declare it with 'kind NAME { field: type }'")
                 else:
                     items.append(c)
             choices, ct = self.const(A.ListLit(items, d.span))

@@ -458,6 +458,8 @@ def _syntax_diagnostic(err: UnexpectedInput, text: str, file: str, line_offset: 
             hint = "names are lower_snake_case: use lower-case letters, digits and '_'"
         elif ch == "'":
             hint = "texts use double quotes: \"like this\""
+        elif ch == '"':
+            hint = "this text has no closing '\"' on its line (a text cannot span lines; write \\n for a line break)"
         return Diagnostic("E0201", msg, span, hint)
     if isinstance(err, UnexpectedEOF):
         return Diagnostic("E0202", "the file ended in the middle of a definition", span,

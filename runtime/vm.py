@@ -125,10 +125,8 @@ class VM:
                 if op < 8:
                     if op == 0:  # LOAD_LOCAL
                         stack.append(locs[arg])
-                    elif op == 1:  # JUMP_IF_VAR_NE
-                        slot, var, value, target = arg
-                        if locs[slot].vars[var] != value:
-                            pc = target
+                    elif op == 1:  # CONST
+                        stack.append(arg)
                     elif op == 2:  # FOR_ITER_LOAD
                         items_slot, index_slot, var_slot, end, push_slot = arg
                         items = locs[items_slot]
@@ -142,62 +140,41 @@ class VM:
                                 raise _OutOfSteps()
                         else:
                             pc = end
-                    elif op == 3:  # STORE_LOCAL
-                        locs[arg] = stack.pop()
-                    elif op == 4:  # CONST
-                        stack.append(arg)
-                    elif op == 5:  # JUMP_IF_NE_CONST
-                        if stack.pop() != arg[0]:
-                            pc = arg[1]
-                    elif op == 6:  # LOCAL_PLAYER_VAR
-                        stack.append(locs[arg[0]].vars[arg[1]])
-                    elif op == 7:  # JUMP_IF_FALSE
+                    elif op == 3:  # JUMP_IF_FALSE
                         if not stack.pop():
                             pc = arg
-                elif op < 16:
-                    if op == 8:  # FOR_ITER
-                        items_slot, index_slot, var_slot, end = arg
-                        items = locs[items_slot]
-                        i = locs[index_slot]
-                        if i < len(items):
-                            locs[var_slot] = items[i]
-                            locs[index_slot] = i + 1
-                            steps -= 1
-                            if steps < 0:
-                                raise _OutOfSteps()
-                        else:
-                            pc = end
-                    elif op == 9:  # CALL_BUILTIN
-                        index, argc = arg
-                        args = stack[len(stack) - argc:]
-                        del stack[len(stack) - argc:]
-                        stack.append(BUILTINS[index].impl(world, *args))
-                    elif op == 10:  # JUMP
+                    elif op == 4:  # STORE_LOAD
+                        locs[arg[0]] = stack.pop()
+                        stack.append(locs[arg[1]])
+                    elif op == 5:  # JUMP
                         if arg < pc:
                             steps -= 1
                             if steps < 0:
                                 raise _OutOfSteps()
                         pc = arg
-                    elif op == 11:  # STORE_LOAD
-                        locs[arg[0]] = stack.pop()
-                        stack.append(locs[arg[1]])
-                    elif op == 12:  # LOCAL_EVENT_FIELD
-                        ev = locs[arg[0]]
-                        stack.append(ev.cancelled if arg[1] == "cancelled" else ev.fields[arg[1]])
-                    elif op == 13:  # ZONE
-                        stack.append(world.zones[arg])
-                    elif op == 14:  # JUMP_IF_TRUE
-                        if stack.pop():
-                            pc = arg
-                    elif op == 15:  # ADD
+                    elif op == 6:  # JUMP_IF_NE_CONST
+                        if stack.pop() != arg[0]:
+                            pc = arg[1]
+                    elif op == 7:  # CALL_BUILTIN
+                        index, argc = arg
+                        args = stack[len(stack) - argc:]
+                        del stack[len(stack) - argc:]
+                        stack.append(BUILTINS[index].impl(world, *args))
+                elif op < 16:
+                    if op == 8:  # STORE_LOCAL
+                        locs[arg] = stack.pop()
+                    elif op == 9:  # JUMP_IF_VAR_NE
+                        slot, var, value, target = arg
+                        if locs[slot].vars[var] != value:
+                            pc = target
+                    elif op == 10:  # ADD
                         b = stack.pop()
                         stack[-1] = stack[-1] + b
-                elif op < 32:
-                    if op == 16:  # ITER_START
+                    elif op == 11:  # ITER_START
                         v = stack.pop()
                         locs[arg[0]] = tuple(v.items) if type(v) is Zone else v
                         locs[arg[1]] = 0
-                    elif op == 17:  # RETURN
+                    elif op == 12:  # RETURN
                         value = stack.pop()
                         frames.pop()
                         if not frames:
@@ -207,24 +184,29 @@ class VM:
                         frame = frames[-1]
                         code, pc, stack, locs = frame.fn.code, frame.pc, frame.stack, frame.locals
                         stack.append(value)
-                    elif op == 18:  # LOAD_LOCAL2
-                        stack.append(locs[arg[0]])
-                        stack.append(locs[arg[1]])
-                    elif op == 19:  # ENTRY_FIELD
+                    elif op == 13:  # ENTRY_FIELD
                         stack[-1] = world.entries[stack[-1]][arg]
-                    elif op == 20:  # LOCAL_FACE
-                        stack.append(locs[arg].face)
-                    elif op == 21:  # BUILD_LIST
+                    elif op == 14:  # ZONE
+                        stack.append(world.zones[arg])
+                    elif op == 15:  # BUILD_LIST
                         if arg:
                             items = tuple(stack[-arg:])
                             del stack[-arg:]
                             stack.append(items)
                         else:
                             stack.append(())
-                    elif op == 22:  # IN
+                elif op < 32:
+                    if op == 16:  # LOAD_LOCAL2
+                        stack.append(locs[arg[0]])
+                        stack.append(locs[arg[1]])
+                    elif op == 17:  # PLAYER_VAR
+                        stack[-1] = stack[-1].vars[arg]
+                    elif op == 18:  # IN
                         b = stack.pop()
                         stack[-1] = stack[-1] in (b.items if type(b) is Zone else b)
-                    elif op == 23:  # CALL
+                    elif op == 19:  # LOCAL_PLAYER_VAR
+                        stack.append(locs[arg[0]].vars[arg[1]])
+                    elif op == 20:  # CALL
                         fn_index, argc = arg
                         steps -= 1
                         if steps < 0:
@@ -238,152 +220,170 @@ class VM:
                         frame = Frame(self.functions[fn_index], args)
                         frames.append(frame)
                         code, pc, stack, locs = frame.fn.code, 0, frame.stack, frame.locals
-                    elif op == 24:  # SUB
-                        b = stack.pop()
-                        stack[-1] = stack[-1] - b
-                    elif op == 25:  # ZONE_OF
+                    elif op == 21:  # LOCAL_EVENT_FIELD
+                        ev = locs[arg[0]]
+                        stack.append(ev.cancelled if arg[1] == "cancelled" else ev.fields[arg[1]])
+                    elif op == 22:  # ZONE_OF
                         stack[-1] = world.zones[arg][stack[-1].seat]
-                    elif op == 26:  # AS_ENTRY
+                    elif op == 23:  # AS_ENTRY
                         v = stack[-1]
                         if v not in self.program.kinds.get(arg, ()) and v is not None:
                             raise ScriptFault(f"'{v}' is not a {arg}")
-                    elif op == 27:  # GT
-                        b = stack.pop()
-                        stack[-1] = stack[-1] > b
-                    elif op == 28:  # THING_ENTRY
-                        stack[-1] = stack[-1].entry
-                    elif op == 29:  # NEW_LIST
-                        stack.append([])
-                    elif op == 30:  # APPEND
-                        locs[arg].append(stack.pop())
-                    elif op == 31:  # POP
-                        stack.pop()
-                else:
-                    if op == 32:  # LOAD_GLOBAL
-                        stack.append(world.globals[arg])
-                    elif op == 33:  # JUMP_IF_EQ_CONST
-                        if stack.pop() == arg[0]:
-                            pc = arg[1]
-                    elif op == 34:  # ENTRIES
-                        stack.append(self.entries_of[arg])
-                    elif op == 35:  # EQ
-                        b = stack.pop()
-                        stack[-1] = stack[-1] == b
-                    elif op == 36:  # EVENT_FIELD
-                        ev = stack[-1]
-                        stack[-1] = ev.cancelled if arg == "cancelled" else ev.fields[arg]
-                    elif op == 37:  # JUMP_IF_CANCELLED
+                    elif op == 24:  # JUMP_IF_TRUE
+                        if stack.pop():
+                            pc = arg
+                    elif op == 25:  # LOCAL_FACE
+                        stack.append(locs[arg].face)
+                    elif op == 26:  # JUMP_IF_CANCELLED
                         if locs[arg[0]].cancelled:
                             pc = arg[1]
-                    elif op == 38:  # PLAYER_VAR
-                        stack[-1] = stack[-1].vars[arg]
-                    elif op == 39:  # THING_FACE
+                    elif op == 27:  # THING_ENTRY
+                        stack[-1] = stack[-1].entry
+                    elif op == 28:  # NEW_LIST
+                        stack.append([])
+                    elif op == 29:  # APPEND
+                        locs[arg].append(stack.pop())
+                    elif op == 30:  # SUB
+                        b = stack.pop()
+                        stack[-1] = stack[-1] - b
+                    elif op == 31:  # THING_FACE
                         stack[-1] = stack[-1].face
-                    elif op == 40:  # NE
+                else:
+                    if op == 32:  # POP
+                        stack.pop()
+                    elif op == 33:  # GT
                         b = stack.pop()
-                        stack[-1] = stack[-1] != b
-                    elif op == 41:  # LT
+                        stack[-1] = stack[-1] > b
+                    elif op == 34:  # LOAD_GLOBAL
+                        stack.append(world.globals[arg])
+                    elif op == 35:  # JUMP_IF_EQ_CONST
+                        if stack.pop() == arg[0]:
+                            pc = arg[1]
+                    elif op == 36:  # ENTRIES
+                        stack.append(self.entries_of[arg])
+                    elif op == 37:  # EQ
                         b = stack.pop()
-                        stack[-1] = stack[-1] < b
-                    elif op == 42:  # LE
-                        b = stack.pop()
-                        stack[-1] = stack[-1] <= b
-                    elif op == 43:  # GE
-                        b = stack.pop()
-                        stack[-1] = stack[-1] >= b
-                    elif op == 44:  # MUL
-                        b = stack.pop()
-                        stack[-1] = stack[-1] * b
-                    elif op == 45:  # MOD
-                        b = stack.pop()
-                        if b == 0:
-                            raise ScriptFault("remainder of a division by zero")
-                        stack[-1] = stack[-1] % b
-                    elif op == 46:  # DIV_UP
-                        b = stack.pop()
-                        if b == 0:
-                            raise ScriptFault("division by zero")
-                        stack[-1] = -((-stack[-1]) // b)
-                    elif op == 47:  # DIV_DOWN
-                        b = stack.pop()
-                        if b == 0:
-                            raise ScriptFault("division by zero")
-                        stack[-1] = stack[-1] // b
-                    elif op == 48:  # NEG
-                        stack[-1] = -stack[-1]
-                    elif op == 49:  # NOT
-                        stack[-1] = not stack[-1]
-                    elif op == 50:  # STORE_GLOBAL
-                        world.globals[arg] = stack.pop()
-                    elif op == 51:  # LOAD_OPTION
-                        stack.append(world.options[arg])
-                    elif op == 52:  # SET_PLAYER_VAR
-                        v = stack.pop()
-                        stack.pop().vars[arg] = v
-                    elif op == 53:  # THING_VAR
-                        stack[-1] = stack[-1].vars[arg]
-                    elif op == 54:  # SET_THING_VAR
-                        v = stack.pop()
-                        stack.pop().vars[arg] = v
-                    elif op == 55:  # SET_FACE
-                        v = stack.pop()
-                        world.set_face(stack.pop(), v)
-                    elif op == 56:  # THING_OWNER
-                        z = stack[-1].zone
-                        stack[-1] = z.owner if z is not None else None
-                    elif op == 57:  # THING_ZONE
-                        stack[-1] = stack[-1].zone
-                    elif op == 58:  # ZONE_OWNER
-                        stack[-1] = stack[-1].owner
-                    elif op == 59:  # PLAYER_SEAT
-                        stack[-1] = stack[-1].seat + 1
-                    elif op == 60:  # SET_EVENT_FIELD
-                        v = stack.pop()
-                        stack.pop().fields[arg] = v
-                    elif op == 61:  # PLAYERS
-                        stack.append(world.players_tuple)
-                    elif op == 62:  # INDEX
-                        i = stack.pop()
-                        xs = stack[-1]
-                        if not 0 <= i < len(xs):
-                            raise ScriptFault(f"index {i} is outside a list of {len(xs)}")
-                        stack[-1] = xs[i]
-                    elif op == 63:  # TO_LIST
-                        v = stack[-1]
-                        if type(v) is Zone:
-                            stack[-1] = tuple(v.items)
-                    elif op == 64:  # FREEZE
-                        stack[-1] = tuple(stack[-1])
-                    elif op == 65:  # DUP
-                        stack.append(stack[-1])
-                    elif op == 66:  # MOVE
+                        stack[-1] = stack[-1] == b
+                    elif op == 38:  # FOR_ITER
+                        items_slot, index_slot, var_slot, end = arg
+                        items = locs[items_slot]
+                        i = locs[index_slot]
+                        if i < len(items):
+                            locs[var_slot] = items[i]
+                            locs[index_slot] = i + 1
+                            steps -= 1
+                            if steps < 0:
+                                raise _OutOfSteps()
+                        else:
+                            pc = end
+                    elif op == 39:  # MOVE
                         zone = stack.pop()
                         world.move(stack.pop(), zone, arg)
-                    elif op == 67:  # CREATE
-                        zone = stack.pop()
-                        stack[-1] = world.create(stack[-1], zone)
-                    elif op == 68:  # DESTROY
-                        world.destroy(stack.pop())
-                    elif op == 69:  # ROLL
-                        world.roll(stack.pop())
-                    elif op == 70:  # SHUFFLE
-                        world.shuffle(stack.pop())
-                    elif op == 71:  # RANDOM_FROM
-                        stack[-1] = world.random_from(stack[-1])
-                    elif op == 72:  # TEXT
-                        parts = stack[len(stack) - arg:]
-                        del stack[len(stack) - arg:]
-                        describe = world.describe
-                        stack.append("".join(p if type(p) is str else describe(p) for p in parts))
-                    elif op == 73:  # LOG
-                        world.narration.append(stack.pop())
-                    elif op == 74:  # NEW_EVENT
+                    elif op == 40:  # EVENT_FIELD
+                        ev = stack[-1]
+                        stack[-1] = ev.cancelled if arg == "cancelled" else ev.fields[arg]
+                    elif op == 41:  # MUL
+                        b = stack.pop()
+                        stack[-1] = stack[-1] * b
+                    elif op == 42:  # NEW_EVENT
                         name, fields = arg
                         n = len(fields)
                         values = stack[len(stack) - n:] if n else ()
                         if n:
                             del stack[-n:]
                         stack.append(Event(name, dict(zip(fields, values))))
+                    elif op == 43:  # DUP
+                        stack.append(stack[-1])
+                    elif op == 44:  # INDEX
+                        i = stack.pop()
+                        xs = stack[-1]
+                        if not 0 <= i < len(xs):
+                            raise ScriptFault(f"index {i} is outside a list of {len(xs)}")
+                        stack[-1] = xs[i]
+                    elif op == 45:  # NE
+                        b = stack.pop()
+                        stack[-1] = stack[-1] != b
+                    elif op == 46:  # LT
+                        b = stack.pop()
+                        stack[-1] = stack[-1] < b
+                    elif op == 47:  # LE
+                        b = stack.pop()
+                        stack[-1] = stack[-1] <= b
+                    elif op == 48:  # GE
+                        b = stack.pop()
+                        stack[-1] = stack[-1] >= b
+                    elif op == 49:  # MOD
+                        b = stack.pop()
+                        if b == 0:
+                            raise ScriptFault("remainder of a division by zero")
+                        stack[-1] = stack[-1] % b
+                    elif op == 50:  # DIV_UP
+                        b = stack.pop()
+                        if b == 0:
+                            raise ScriptFault("division by zero")
+                        stack[-1] = -((-stack[-1]) // b)
+                    elif op == 51:  # DIV_DOWN
+                        b = stack.pop()
+                        if b == 0:
+                            raise ScriptFault("division by zero")
+                        stack[-1] = stack[-1] // b
+                    elif op == 52:  # NEG
+                        stack[-1] = -stack[-1]
+                    elif op == 53:  # NOT
+                        stack[-1] = not stack[-1]
+                    elif op == 54:  # STORE_GLOBAL
+                        world.globals[arg] = stack.pop()
+                    elif op == 55:  # LOAD_OPTION
+                        stack.append(world.options[arg])
+                    elif op == 56:  # SET_PLAYER_VAR
+                        v = stack.pop()
+                        stack.pop().vars[arg] = v
+                    elif op == 57:  # THING_VAR
+                        stack[-1] = stack[-1].vars[arg]
+                    elif op == 58:  # SET_THING_VAR
+                        v = stack.pop()
+                        stack.pop().vars[arg] = v
+                    elif op == 59:  # SET_FACE
+                        v = stack.pop()
+                        world.set_face(stack.pop(), v)
+                    elif op == 60:  # THING_OWNER
+                        z = stack[-1].zone
+                        stack[-1] = z.owner if z is not None else None
+                    elif op == 61:  # THING_ZONE
+                        stack[-1] = stack[-1].zone
+                    elif op == 62:  # ZONE_OWNER
+                        stack[-1] = stack[-1].owner
+                    elif op == 63:  # PLAYER_SEAT
+                        stack[-1] = stack[-1].seat + 1
+                    elif op == 64:  # SET_EVENT_FIELD
+                        v = stack.pop()
+                        stack.pop().fields[arg] = v
+                    elif op == 65:  # PLAYERS
+                        stack.append(world.players_tuple)
+                    elif op == 66:  # TO_LIST
+                        v = stack[-1]
+                        if type(v) is Zone:
+                            stack[-1] = tuple(v.items)
+                    elif op == 67:  # FREEZE
+                        stack[-1] = tuple(stack[-1])
+                    elif op == 68:  # CREATE
+                        zone = stack.pop()
+                        stack[-1] = world.create(stack[-1], zone)
+                    elif op == 69:  # DESTROY
+                        world.destroy(stack.pop())
+                    elif op == 70:  # ROLL
+                        world.roll(stack.pop())
+                    elif op == 71:  # SHUFFLE
+                        world.shuffle(stack.pop())
+                    elif op == 72:  # RANDOM_FROM
+                        stack[-1] = world.random_from(stack[-1])
+                    elif op == 73:  # TEXT
+                        parts = stack[len(stack) - arg:]
+                        del stack[len(stack) - arg:]
+                        describe = world.describe
+                        stack.append("".join(p if type(p) is str else describe(p) for p in parts))
+                    elif op == 74:  # LOG
+                        world.narration.append(stack.pop())
                     elif op == 75:  # CANCEL
                         locs[arg].cancelled = True
                     elif op == 76 or op == 77:  # DECIDE, DECIDE_ACTION

@@ -275,8 +275,6 @@ def test_program_from_another_engine_version(compiled_text):
 
 
 _DAMAGE = [None, 5, "x", [], {}, [1], {"t": 3}, True]
-# Known bug (runtime/program.py, not fixed here): a damaged 'dice' or 'policies'
-# escapes from from_json as AttributeError instead of ProgramFormatError.
 
 
 @pytest.mark.parametrize("key", ["name", "players", "options", "zones", "globals", "dice", "entries",

@@ -129,7 +129,7 @@ def test_arbitrary_text_gives_diagnostics_not_exceptions(text):
     "var v: list[list[zone]] per thing = [[none]]",
 ])
 def test_odd_but_parseable_programs(text):
-    check_program(text)
+    assert check_program(text) is not None
 
 
 def test_statement_snippets_parse_or_fail_cleanly():

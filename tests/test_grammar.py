@@ -332,3 +332,9 @@ def test_language_reference_lists_exactly_the_keywords(strict):
     text = (ROOT / "docs" / "language.md").read_text(encoding="utf-8")
     section = text.split("Keywords of the language:", 1)[1].split("```")[1]
     assert set(section.split()) == keywords(strict)
+
+
+def test_unterminated_text():
+    d = syntax_error('proc f() {\n  log "no end\n}\n')
+    assert (d.code, d.span.line, d.span.col) == ("E0201", 2, 7)
+    assert "closing" in d.hint

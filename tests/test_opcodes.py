@@ -212,9 +212,8 @@ def test_builtin_registry_is_consistent():
         assert callable(b.impl)
 
 
-def test_builtin_examples_type_check():
-    """Each builtin's example compiles in a pack that declares the names examples use."""
-    from runebook.compiler.pack import compile_pack  # noqa: F401  (import cost only here)
+def test_builtin_examples_are_calls_with_the_right_arity():
+    """Each builtin's example (shown in docs/builtins.md) parses as a call of that builtin."""
     from runebook.dsl.parser import parse_expr
 
     for b in B.BUILTINS:
