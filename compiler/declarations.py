@@ -256,7 +256,7 @@ class DeclarationCollector:
             if not self.types.assignable(t, want):
                 self.error("E0310", f"field '{f.name}' must be {want}, but this is {t}", f.value.span)
             given[f.name] = value
-        for fname, (ftype, default) in kind.fields.items():
+        for fname, (_, default) in kind.fields.items():
             if fname in given:
                 entry[fname] = given[fname]
             elif default is MISSING:

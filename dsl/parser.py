@@ -65,10 +65,6 @@ def _span(file: str, meta_or_tok) -> Span:
     return Span(file, m.line, m.column, m.end_line, m.end_column)
 
 
-def _unescape(body: str) -> str:
-    return _unescape_map(body)[0]
-
-
 def _unescape_map(body: str) -> tuple[str, list[int]]:
     """The text of a string body, and where each of its characters sits in the source.
 

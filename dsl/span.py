@@ -31,5 +31,3 @@ class Span:
         return Span(self.file, self.line + line_offset, col,
                     self.end_line + line_offset, end_col)
 
-
-NO_SPAN = Span("<builtin>", 0, 0, 0, 0)

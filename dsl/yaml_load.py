@@ -63,9 +63,3 @@ def locate(data: Any, path: Sequence, file: str, key: bool = False) -> Span:
     if not path and getattr(data, "lc", None) is not None:
         line, col = data.lc.line, data.lc.col
     return Span(file, line + 1, col + 1, line + 1, col + 2)
-
-
-def value_start(data: Any, path: Sequence, file: str) -> tuple[int, int]:
-    """0-based (line, col) where the scalar at path starts, for embedded code."""
-    span = locate(data, path, file)
-    return span.line - 1, span.col - 1

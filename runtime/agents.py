@@ -99,9 +99,6 @@ class PolicyAgent(Agent):
         return best
 
 
-BUILTIN_AGENTS = ("random", "first", "policy:NAME", "scripted")
-
-
 def make_agent(spec: str, program, seed, seat: int, extra: dict | None = None) -> Agent:
     """An agent from its command-line name. `extra` adds front-end agents (human)."""
     if extra and spec in extra:
