@@ -307,6 +307,10 @@ class FunctionCompiler:
                            did_you_mean(name, params))
                 return
             self._set_field(s, (O.EVENT_FIELD, name), (O.SET_EVENT_FIELD, name), params[name])
+        elif obj_t in ("player", "thing"):
+            table = self.syms.player_vars if obj_t == "player" else self.syms.thing_vars
+            self.error("E0302", f"a {obj_t} has no variable '{name}'", target.span,
+                       did_you_mean(name, table) or self._settable_hint(obj_t))
         elif obj_t != "any":
             self.error("E0314", f"cannot change '{name}' of a {obj_t}", target.span,
                        self._settable_hint(obj_t))

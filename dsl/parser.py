@@ -7,6 +7,7 @@ and [...], where the post-lexer below drops them so expressions can wrap.
 from __future__ import annotations
 
 import hashlib
+import re
 from functools import lru_cache
 from pathlib import Path
 
@@ -419,6 +420,11 @@ _TOKEN_WORDS = {
 }
 
 
+_EXPRESSION_START = {"INT", "STRING", "NAME", "LPAR", "LSQB", "TRUE", "FALSE", "NONE", "COUNT", "EACH"}
+_EXPRESSION_WORDS = _EXPRESSION_START | {"EXISTS", "FORALL", "FIRST", "SUM", "RANDOM", "ALL", "ACT", "CHOOSE",
+                                         "CREATE", "EMIT", "NOT", "MINUS"}
+
+
 def _describe(term: str) -> str:
     if term in _TOKEN_WORDS:
         return _TOKEN_WORDS[term]
@@ -468,6 +474,10 @@ def _syntax_diagnostic(err: UnexpectedInput, text: str, file: str, line_offset: 
     except Exception:  # accepts can be unavailable for some states
         expected = sorted(err.expected)
     words = [_describe(t) for t in expected if not t.startswith("__")]
+    if _EXPRESSION_START <= set(expected):
+        # Where any expression may start, list that once instead of every keyword.
+        words = ["an expression"] + [_describe(t) for t in expected
+                                     if t not in _EXPRESSION_WORDS and not t.startswith("__")]
     msg = f"unexpected {found}"
     if words:
         shown = ", ".join(words[:8]) + (", ..." if len(words) > 8 else "")
@@ -480,6 +490,9 @@ def _syntax_diagnostic(err: UnexpectedInput, text: str, file: str, line_offset: 
         hint = "put 'else' / 'elif' on the same line as the closing '}' of the previous block"
     elif "RBRACE" in expected and tok.type == "$END":
         hint = "a block is missing its closing '}'"
+    elif str(tok) == "where":
+        hint = ("'where' filters a quantifier: count(x in ZONE where ...), each(...), "
+                "exists(...), forall(...), first(...) or sum(VALUE for x in ZONE where ...)")
     return Diagnostic("E0200", msg, span, hint)
 
 
@@ -524,9 +537,43 @@ def _parse(text: str, file: str, start: str, line_offset: int = 0, col_offset: i
         raise
 
 
+MAX_SYNTAX_ERRORS = 20
+_DECLARATION_START = re.compile(
+    r"(zone|var|option|die|kind|symbols|event|fn|proc|action|on|policy)\b"
+    r"|(?!(if|elif|else|for|while|repeat|let|move|roll|destroy|shuffle|log|return|not)\b)"
+    r"[a-z_][a-z0-9_]*[ \t]+[a-z_][a-z0-9_]*[ \t]*\{")
+
+
 def parse_module(text: str, file: str) -> A.Module:
-    """Parse a whole .rune file. Raises ContentError with syntax diagnostics."""
-    return _parse(text, file, "start")
+    """Parse a whole .rune file. Raises ContentError with syntax diagnostics.
+
+    After a syntax error the file is parsed again one top-level declaration at
+    a time (a declaration starts at column 1), so every broken declaration is
+    reported once, at its own first error, without the cascade that skipping
+    tokens would cause.
+    """
+    try:
+        return _parse(text, file, "start")
+    except ContentError as first:
+        diags = []
+        for line_offset, chunk in _declarations(text):
+            try:
+                _parse(chunk, file, "start", line_offset)
+            except ContentError as err:
+                diags.extend(err.diagnostics)
+        raise ContentError(diags[:MAX_SYNTAX_ERRORS] or first.diagnostics) from None
+
+
+def _declarations(text: str):
+    """(line offset, text) of each top-level declaration: it starts at column 1
+    with a declaration keyword, or as 'KIND NAME {' for an entry."""
+    lines = text.split("\n")
+    starts = [i for i, line in enumerate(lines) if _DECLARATION_START.match(line)]
+    if not starts or starts[0] != 0:
+        starts.insert(0, 0)
+    for k, start in enumerate(starts):
+        end = starts[k + 1] if k + 1 < len(starts) else len(lines)
+        yield start, "\n".join(lines[start:end])
 
 
 def parse_expr(text: str, file: str, line_offset: int = 0, col_offset: int = 0, every_line: bool = False):

@@ -31,10 +31,12 @@ def keywords(parser) -> set[str]:
 
 
 def syntax_error(text: str, start=parse_module):
+    """The first syntax diagnostic of a text (the parser may report more, one per declaration)."""
     with pytest.raises(ContentError) as info:
         start(text, "f.rune")
-    assert len(info.value.diagnostics) == 1
-    return info.value.diagnostics[0]
+    diags = info.value.diagnostics
+    assert diags and all(d.code.startswith("E02") for d in diags), [str(d) for d in diags]
+    return diags[0]
 
 
 def pos(node) -> tuple[int, int]:
@@ -293,7 +295,7 @@ def test_nesting_limit_is_a_diagnostic_not_a_recursion_error():
     deep = "proc f() {\n  let x = " + "1 + " * 1000 + "1\n}\n"
     d = syntax_error(deep)
     assert d.code == "E0204" and d.span.line == 2
-    ifs = "proc f() {\n" + "if true {\n" * 300 + "}\n" * 300 + "}\n"
+    ifs = "proc f() {\n" + "  if true {\n" * 300 + "  }\n" * 300 + "}\n"
     assert syntax_error(ifs).code == "E0204"
     parens = "proc f() {\n  let x = " + "(" * 500 + "1" + ")" * 500 + "\n}\n"
     parse_module(parens, "f")  # brackets alone add no depth: fine
@@ -338,3 +340,17 @@ def test_unterminated_text():
     d = syntax_error('proc f() {\n  log "no end\n}\n')
     assert (d.code, d.span.line, d.span.col) == ("E0201", 2, 7)
     assert "closing" in d.hint
+
+
+def test_every_broken_declaration_is_reported_once():
+    # Three declarations with a syntax error each, one clean between them: three
+    # diagnostics, each at its own line, and none for the clean declaration.
+    text = ("proc a() {\n  let x = = 3\n}\n"
+            "fn ok() -> int { return 1 }\n"
+            "proc b() {\n  let y = count(d in players where )\n}\n"
+            "kind k { a int }\n")
+    with pytest.raises(ContentError) as info:
+        parse_module(text, "f.rune")
+    lines = [d.span.line for d in info.value.diagnostics]
+    assert lines == [2, 6, 8]
+    assert all(d.code == "E0200" for d in info.value.diagnostics)
