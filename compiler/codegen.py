@@ -1003,10 +1003,9 @@ class FunctionCompiler:
             # An action whose parameter-free requirements fail offers nothing: test
             # them here and skip its enumerator call (most hero actions are off).
             skip = self._action_guard(info, pslot)
-            # Each enumerator returns its options; gather them into one list.
-            self.emit(O.LOAD_LOCAL, pslot)
+            # Each enumerator returns its options; gather them in declaration order.
+            self.emit(O.LOAD_LOCAL2, (acc, pslot))
             self.emit(O.CALL, (info.enum_fn, 1))
-            self.emit(O.LOAD_LOCAL, acc)
             self.emit(O.ADD)
             self.emit(O.STORE_LOCAL, acc)
             self.patch_all(skip)

@@ -123,7 +123,14 @@ def read_pack(root: Path, diags: list, _stack: tuple = (), check: bool = True) -
     seen = set()
     for i, pattern in enumerate(patterns):
         matches = sorted(p for p in root.glob(pattern) if p.is_file())
-        if not matches:
+        outside = [p for p in matches if not p.resolve().is_relative_to(here)]
+        if outside:
+            # Other packs are shared with 'include:', which has a manifest of its own.
+            diags.append(Diagnostic("E0417", f"source pattern '{pattern}' reaches outside the pack",
+                                    locate(manifest, ["sources", i], mfile),
+                                    "keep sources inside the pack folder; share content with 'include:'"))
+            matches = [p for p in matches if p not in outside]
+        if not matches and not outside:
             diags.append(Diagnostic("E0415", f"source pattern '{pattern}' matches no file",
                                     locate(manifest, ["sources", i], mfile)))
         for p in matches:

@@ -17,11 +17,11 @@ def resolve_options(program, given: dict) -> dict:
             hint = did_you_mean(name, program.options) or (
                 f"options of {program.name}: {', '.join(program.options) or 'none'}")
             raise OptionError(f"unknown option '{name}' ({hint})")
-        values[name] = _convert(name, raw, spec)
+        values[name] = _convert(name, raw, spec, program)
     return values
 
 
-def _convert(name: str, raw, spec: dict):
+def _convert(name: str, raw, spec: dict, program):
     t, choices = spec["type"], spec["choices"]
     value = raw
     if t == "int":
@@ -40,6 +40,10 @@ def _convert(name: str, raw, spec: dict):
             raise OptionError(f"option '{name}' needs true or false, not '{raw}'")
     else:
         value = str(raw)
+    kind_entries = program.kinds.get(t) if t not in ("int", "bool", "str") else None
+    if kind_entries is not None and value not in kind_entries:
+        shown = ", ".join(kind_entries)
+        raise OptionError(f"option '{name}' must be a {t}: one of {shown} (got '{raw}')")
     if choices is not None and value not in choices:
         shown = ", ".join(map(str, choices))
         raise OptionError(f"option '{name}' must be one of: {shown} (got '{raw}')")

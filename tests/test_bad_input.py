@@ -302,3 +302,33 @@ def test_damaged_cache_file_is_rebuilt(tmp_path):
     again = load_program(str(pack))
     assert again.pack_hash == program.pack_hash
     assert Program.from_json(cache[0].read_text()).pack_hash == program.pack_hash
+
+
+def test_source_patterns_cannot_reach_outside_the_pack(tmp_path):
+    from runebook.compiler.pack import compile_pack
+
+    (tmp_path / "secret.rune").write_text("proc play() {}\n")
+    pack = tmp_path / "p"
+    pack.mkdir()
+    (pack / "pack.yaml").write_text('name: p\ntitle: P\nversion: "1"\nplayers: {min: 1, max: 1}\n'
+                                    'sources: ["*.rune", "../*.rune"]\n')
+    (pack / "main.rune").write_text("proc play() {}\nfn score(p: player) -> int { return 0 }\n")
+    program, diags, _ = compile_pack(str(pack))
+    assert program is None
+    assert [d.code for d in diags] == ["E0417"]
+    assert diags[0].span.line == 5
+
+
+def test_an_option_of_a_kind_type_must_name_an_entry(tmp_path):
+    from runebook.compiler.pack import compile_pack
+    from runebook.runtime.options import OptionError, resolve_options
+
+    (tmp_path / "pack.yaml").write_text('name: k\ntitle: K\nversion: "1"\nplayers: {min: 1, max: 1}\n')
+    (tmp_path / "main.rune").write_text("kind card { cost: int }\ncard spark { cost: 1 }\ncard bolt { cost: 2 }\n"
+                                        "option opening: card = spark\nproc play() {}\n"
+                                        "fn score(p: player) -> int { return opening.cost }\n")
+    program, diags, _ = compile_pack(str(tmp_path))
+    assert program is not None, diags
+    assert resolve_options(program, {"opening": "bolt"})["opening"] == "bolt"
+    with pytest.raises(OptionError, match="must be a card"):
+        resolve_options(program, {"opening": "wizard"})
