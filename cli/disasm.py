@@ -68,7 +68,7 @@ NOTES: dict[str, Callable] = {
     "PLAYER_VAR": _player_var, "SET_PLAYER_VAR": _player_var,
     "THING_VAR": _thing_var, "SET_THING_VAR": _thing_var,
     "ZONE": _zone, "ZONE_OF": _zone,
-    "CALL": _call, "CALL_BUILTIN": _builtin, "FOR_ITER": _for_iter,
+    "CALL": _call, "CALL_MEMO": _call, "CALL_BUILTIN": _builtin, "FOR_ITER": _for_iter,
     # super-instructions made by the compiler's peephole pass
     "LOAD_LOCAL2": _two_locals, "LOCAL_PLAYER_VAR": _local_player_var, "LOCAL_FACE": _local,
     "STORE_LOAD": _two_locals, "JUMP_IF_VAR_NE": lambda prog, fn, arg: _local_player_var(prog, fn, arg[:2]),

@@ -18,7 +18,7 @@ from runebook.runtime import opcodes as O
 from runebook.runtime.program import Function
 
 from .declarations import keyword_name
-from .purity import RANDOM_BUILTINS, reads_only
+from .purity import RANDOM_BUILTINS, fn_reads_only, reads_only
 from .peephole import optimise
 from .symbols import Symbols
 from .types import TypeSpace, elem, is_event, is_list, list_of
@@ -749,7 +749,10 @@ class FunctionCompiler:
         if inline:
             self._inline(fn, slots, jump)
         else:
-            self.emit(O.CALL, (fn.index, len(e.args)))
+            # A function that only reads the game is called through the memo: the VM
+            # reuses its result for the same arguments until anything in the game changes.
+            call = O.CALL_MEMO if fn_reads_only(self.syms, fn.name) else O.CALL
+            self.emit(call, (fn.index, len(e.args)))
             if jump is not None:
                 when, jumps = jump
                 jumps.append(self.emit(O.JUMP_IF_TRUE if when else O.JUMP_IF_FALSE, None))

@@ -26,6 +26,11 @@ def reads_only(syms, node) -> bool:
     return _walk(syms, node, cache)
 
 
+def fn_reads_only(syms, name: str) -> bool:
+    """True when calling the function cannot change the game (so its result may be remembered)."""
+    return _fn_reads_only(syms, name, syms.__dict__.setdefault("_reads_only_fns", {}))
+
+
 def _fn_reads_only(syms, name: str, cache: dict) -> bool:
     if name in cache:
         return cache[name]

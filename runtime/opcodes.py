@@ -47,6 +47,7 @@ _TABLE = [
     ("PLAYER_VAR",    "slot",                     1, 1, "Pop a player; push one of its variables."),
     ("IN",            "",                         2, 1, "Membership of a value in a list or a thing in a zone."),
     ("LOCAL_PLAYER_VAR", "(slot, var)",           0, 1, "Push a variable of the player held in a local."),
+    ("CALL_MEMO",     "(function, argc)",         None, 1, "Call a function that only reads the game, remembering its result until the game changes."),
     ("CALL",          "(function, argc)",         None, 1, "Call a script function; its frame is pushed, never a Python call."),
     ("LOCAL_EVENT_FIELD", "(slot, field)",        0, 1, "Push a field of the event in a local."),
     ("ZONE_OF",       "zone",                     1, 1, "Pop a player; push that player's copy of a per-player zone."),

@@ -60,13 +60,14 @@ class Decision:
 
 
 class Frame:
-    __slots__ = ("fn", "pc", "locals", "stack")
+    __slots__ = ("fn", "pc", "locals", "stack", "memo_key")
 
-    def __init__(self, fn, args):
+    def __init__(self, fn, args, memo_key=None):
         self.fn = fn
         self.pc = 0
         self.locals = list(args) + [None] * (fn.nlocals - len(args))
         self.stack: list = []
+        self.memo_key = memo_key  # set by CALL_MEMO: the result is remembered on return
 
 
 class VM:
@@ -76,6 +77,7 @@ class VM:
         self.world = world
         self.budget = budget
         self.entries_of = {k: tuple(v) for k, v in program.kinds.items()}
+        self.memo: dict = {}
         self.frames: list[Frame] = []
         self.result = None
         self.done = False
@@ -117,6 +119,7 @@ class VM:
         stack = frame.stack
         locs = frame.locals
         world = self.world
+        memo = self.memo  # results of read-only functions; every change to the game clears it
         steps = self.budget
         try:
             while True:
@@ -176,7 +179,8 @@ class VM:
                         locs[arg[1]] = 0
                     elif op == 12:  # RETURN
                         value = stack.pop()
-                        frames.pop()
+                        if frames.pop().memo_key is not None:
+                            memo[frame.memo_key] = value
                         if not frames:
                             self.result = value
                             self.done = True
@@ -206,7 +210,27 @@ class VM:
                         stack[-1] = stack[-1] in (b.items if type(b) is Zone else b)
                     elif op == 19:  # LOCAL_PLAYER_VAR
                         stack.append(locs[arg[0]].vars[arg[1]])
-                    elif op == 20:  # CALL
+                    elif op == 20:  # CALL_MEMO
+                        fn_index, argc = arg
+                        key = (fn_index, *stack[len(stack) - argc:])
+                        if key in memo:
+                            if argc:
+                                del stack[-argc:]
+                            stack.append(memo[key])
+                            continue
+                        steps -= 1
+                        if steps < 0:
+                            raise _OutOfSteps()
+                        if len(frames) > 200:
+                            raise ScriptFault("scripts call each other more than 200 deep (runaway recursion?)")
+                        args = stack[len(stack) - argc:] if argc else ()
+                        if argc:
+                            del stack[-argc:]
+                        frame.pc = pc
+                        frame = Frame(self.functions[fn_index], args, key)
+                        frames.append(frame)
+                        code, pc, stack, locs = frame.fn.code, 0, frame.stack, frame.locals
+                    elif op == 21:  # CALL
                         fn_index, argc = arg
                         steps -= 1
                         if steps < 0:
@@ -220,51 +244,51 @@ class VM:
                         frame = Frame(self.functions[fn_index], args)
                         frames.append(frame)
                         code, pc, stack, locs = frame.fn.code, 0, frame.stack, frame.locals
-                    elif op == 21:  # LOCAL_EVENT_FIELD
+                    elif op == 22:  # LOCAL_EVENT_FIELD
                         ev = locs[arg[0]]
                         stack.append(ev.cancelled if arg[1] == "cancelled" else ev.fields[arg[1]])
-                    elif op == 22:  # ZONE_OF
+                    elif op == 23:  # ZONE_OF
                         stack[-1] = world.zones[arg][stack[-1].seat]
-                    elif op == 23:  # AS_ENTRY
+                    elif op == 24:  # AS_ENTRY
                         v = stack[-1]
                         if v not in self.program.kinds.get(arg, ()) and v is not None:
                             raise ScriptFault(f"'{v}' is not a {arg}")
-                    elif op == 24:  # JUMP_IF_TRUE
+                    elif op == 25:  # JUMP_IF_TRUE
                         if stack.pop():
                             pc = arg
-                    elif op == 25:  # LOCAL_FACE
+                    elif op == 26:  # LOCAL_FACE
                         stack.append(locs[arg].face)
-                    elif op == 26:  # JUMP_IF_CANCELLED
+                    elif op == 27:  # JUMP_IF_CANCELLED
                         if locs[arg[0]].cancelled:
                             pc = arg[1]
-                    elif op == 27:  # THING_ENTRY
+                    elif op == 28:  # THING_ENTRY
                         stack[-1] = stack[-1].entry
-                    elif op == 28:  # NEW_LIST
+                    elif op == 29:  # NEW_LIST
                         stack.append([])
-                    elif op == 29:  # APPEND
+                    elif op == 30:  # APPEND
                         locs[arg].append(stack.pop())
-                    elif op == 30:  # SUB
+                    elif op == 31:  # SUB
                         b = stack.pop()
                         stack[-1] = stack[-1] - b
-                    elif op == 31:  # THING_FACE
-                        stack[-1] = stack[-1].face
                 else:
-                    if op == 32:  # POP
+                    if op == 32:  # THING_FACE
+                        stack[-1] = stack[-1].face
+                    elif op == 33:  # POP
                         stack.pop()
-                    elif op == 33:  # GT
+                    elif op == 34:  # GT
                         b = stack.pop()
                         stack[-1] = stack[-1] > b
-                    elif op == 34:  # LOAD_GLOBAL
+                    elif op == 35:  # LOAD_GLOBAL
                         stack.append(world.globals[arg])
-                    elif op == 35:  # JUMP_IF_EQ_CONST
+                    elif op == 36:  # JUMP_IF_EQ_CONST
                         if stack.pop() == arg[0]:
                             pc = arg[1]
-                    elif op == 36:  # ENTRIES
+                    elif op == 37:  # ENTRIES
                         stack.append(self.entries_of[arg])
-                    elif op == 37:  # EQ
+                    elif op == 38:  # EQ
                         b = stack.pop()
                         stack[-1] = stack[-1] == b
-                    elif op == 38:  # FOR_ITER
+                    elif op == 39:  # FOR_ITER
                         items_slot, index_slot, var_slot, end = arg
                         items = locs[items_slot]
                         i = locs[index_slot]
@@ -276,117 +300,139 @@ class VM:
                                 raise _OutOfSteps()
                         else:
                             pc = end
-                    elif op == 39:  # MOVE
+                    elif op == 40:  # MOVE
+                        if memo:
+                            memo.clear()
                         zone = stack.pop()
                         world.move(stack.pop(), zone, arg)
-                    elif op == 40:  # EVENT_FIELD
+                    elif op == 41:  # EVENT_FIELD
                         ev = stack[-1]
                         stack[-1] = ev.cancelled if arg == "cancelled" else ev.fields[arg]
-                    elif op == 41:  # MUL
+                    elif op == 42:  # MUL
                         b = stack.pop()
                         stack[-1] = stack[-1] * b
-                    elif op == 42:  # NEW_EVENT
+                    elif op == 43:  # NEW_EVENT
                         name, fields = arg
                         n = len(fields)
                         values = stack[len(stack) - n:] if n else ()
                         if n:
                             del stack[-n:]
                         stack.append(Event(name, dict(zip(fields, values))))
-                    elif op == 43:  # DUP
+                    elif op == 44:  # DUP
                         stack.append(stack[-1])
-                    elif op == 44:  # INDEX
+                    elif op == 45:  # INDEX
                         i = stack.pop()
                         xs = stack[-1]
                         if not 0 <= i < len(xs):
                             raise ScriptFault(f"index {i} is outside a list of {len(xs)}")
                         stack[-1] = xs[i]
-                    elif op == 45:  # NE
+                    elif op == 46:  # NE
                         b = stack.pop()
                         stack[-1] = stack[-1] != b
-                    elif op == 46:  # LT
+                    elif op == 47:  # LT
                         b = stack.pop()
                         stack[-1] = stack[-1] < b
-                    elif op == 47:  # LE
+                    elif op == 48:  # LE
                         b = stack.pop()
                         stack[-1] = stack[-1] <= b
-                    elif op == 48:  # GE
+                    elif op == 49:  # GE
                         b = stack.pop()
                         stack[-1] = stack[-1] >= b
-                    elif op == 49:  # MOD
+                    elif op == 50:  # MOD
                         b = stack.pop()
                         if b == 0:
                             raise ScriptFault("remainder of a division by zero")
                         stack[-1] = stack[-1] % b
-                    elif op == 50:  # DIV_UP
+                    elif op == 51:  # DIV_UP
                         b = stack.pop()
                         if b == 0:
                             raise ScriptFault("division by zero")
                         stack[-1] = -((-stack[-1]) // b)
-                    elif op == 51:  # DIV_DOWN
+                    elif op == 52:  # DIV_DOWN
                         b = stack.pop()
                         if b == 0:
                             raise ScriptFault("division by zero")
                         stack[-1] = stack[-1] // b
-                    elif op == 52:  # NEG
+                    elif op == 53:  # NEG
                         stack[-1] = -stack[-1]
-                    elif op == 53:  # NOT
+                    elif op == 54:  # NOT
                         stack[-1] = not stack[-1]
-                    elif op == 54:  # STORE_GLOBAL
+                    elif op == 55:  # STORE_GLOBAL
+                        if memo:
+                            memo.clear()
                         world.globals[arg] = stack.pop()
-                    elif op == 55:  # LOAD_OPTION
+                    elif op == 56:  # LOAD_OPTION
                         stack.append(world.options[arg])
-                    elif op == 56:  # SET_PLAYER_VAR
+                    elif op == 57:  # SET_PLAYER_VAR
+                        if memo:
+                            memo.clear()
                         v = stack.pop()
                         stack.pop().vars[arg] = v
-                    elif op == 57:  # THING_VAR
+                    elif op == 58:  # THING_VAR
                         stack[-1] = stack[-1].vars[arg]
-                    elif op == 58:  # SET_THING_VAR
+                    elif op == 59:  # SET_THING_VAR
+                        if memo:
+                            memo.clear()
                         v = stack.pop()
                         stack.pop().vars[arg] = v
-                    elif op == 59:  # SET_FACE
+                    elif op == 60:  # SET_FACE
+                        if memo:
+                            memo.clear()
                         v = stack.pop()
                         world.set_face(stack.pop(), v)
-                    elif op == 60:  # THING_OWNER
+                    elif op == 61:  # THING_OWNER
                         z = stack[-1].zone
                         stack[-1] = z.owner if z is not None else None
-                    elif op == 61:  # THING_ZONE
+                    elif op == 62:  # THING_ZONE
                         stack[-1] = stack[-1].zone
-                    elif op == 62:  # ZONE_OWNER
+                    elif op == 63:  # ZONE_OWNER
                         stack[-1] = stack[-1].owner
-                    elif op == 63:  # PLAYER_SEAT
+                    elif op == 64:  # PLAYER_SEAT
                         stack[-1] = stack[-1].seat + 1
-                    elif op == 64:  # SET_EVENT_FIELD
+                    elif op == 65:  # SET_EVENT_FIELD
+                        if memo:
+                            memo.clear()
                         v = stack.pop()
                         stack.pop().fields[arg] = v
-                    elif op == 65:  # PLAYERS
+                    elif op == 66:  # PLAYERS
                         stack.append(world.players_tuple)
-                    elif op == 66:  # TO_LIST
+                    elif op == 67:  # TO_LIST
                         v = stack[-1]
                         if type(v) is Zone:
                             stack[-1] = tuple(v.items)
-                    elif op == 67:  # FREEZE
+                    elif op == 68:  # FREEZE
                         stack[-1] = tuple(stack[-1])
-                    elif op == 68:  # CREATE
+                    elif op == 69:  # CREATE
+                        if memo:
+                            memo.clear()
                         zone = stack.pop()
                         stack[-1] = world.create(stack[-1], zone)
-                    elif op == 69:  # DESTROY
+                    elif op == 70:  # DESTROY
+                        if memo:
+                            memo.clear()
                         world.destroy(stack.pop())
-                    elif op == 70:  # ROLL
+                    elif op == 71:  # ROLL
+                        if memo:
+                            memo.clear()
                         world.roll(stack.pop())
-                    elif op == 71:  # SHUFFLE
+                    elif op == 72:  # SHUFFLE
+                        if memo:
+                            memo.clear()
                         world.shuffle(stack.pop())
-                    elif op == 72:  # RANDOM_FROM
+                    elif op == 73:  # RANDOM_FROM
                         stack[-1] = world.random_from(stack[-1])
-                    elif op == 73:  # TEXT
+                    elif op == 74:  # TEXT
                         parts = stack[len(stack) - arg:]
                         del stack[len(stack) - arg:]
                         describe = world.describe
                         stack.append("".join(p if type(p) is str else describe(p) for p in parts))
-                    elif op == 74:  # LOG
+                    elif op == 75:  # LOG
                         world.narration.append(stack.pop())
-                    elif op == 75:  # CANCEL
+                    elif op == 76:  # CANCEL
+                        if memo:
+                            memo.clear()
                         locs[arg].cancelled = True
-                    elif op == 76 or op == 77:  # DECIDE, DECIDE_ACTION
+                    elif op == 77 or op == 78:  # DECIDE, DECIDE_ACTION
                         player = stack.pop()
                         options = stack.pop()
                         if player is None:
@@ -396,9 +442,9 @@ class VM:
                             continue
                         frame.pc = pc
                         self.budget = steps
-                        kind = "action" if op == 77 else "choice"
+                        kind = "action" if op == 78 else "choice"
                         return Decision(player, kind, arg, list(options))
-                    elif op == 78:  # PERFORM
+                    elif op == 79:  # PERFORM
                         player = stack.pop()
                         option = stack.pop()
                         action = self.program.actions[option[0]]
@@ -406,12 +452,12 @@ class VM:
                         frame = Frame(self.functions[action.body], (player, *option[1:]))
                         frames.append(frame)
                         code, pc, stack, locs = frame.fn.code, 0, frame.stack, frame.locals
-                    elif op == 79:  # SKIP_IF_QUIET
+                    elif op == 80:  # SKIP_IF_QUIET
                         if world.quiet:
                             pc = arg
-                    elif op == 80:  # EQ_CONST
+                    elif op == 81:  # EQ_CONST
                         stack[-1] = stack[-1] == arg
-                    elif op == 81:  # NE_CONST
+                    elif op == 82:  # NE_CONST
                         stack[-1] = stack[-1] != arg
                     else:
                         raise ScriptFault(f"unknown opcode {op}")

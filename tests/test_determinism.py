@@ -93,3 +93,28 @@ def test_narration_with_effects_is_never_skipped():
 def test_quiet_and_recorded_dungeon_roll_matches_agree():
     for seed in (1, 2, 3):
         assert _play("dungeon_roll", seed, True, players=2) == _play("dungeon_roll", seed, False, players=2)
+
+
+def test_remembered_results_never_change_a_match(monkeypatch):
+    """CALL_MEMO reuses a read-only function's result until the game changes.
+    The same matches compiled with plain calls must log exactly the same events."""
+    from runebook.compiler import codegen
+    from runebook.compiler.pack import compile_pack
+    from runebook.runtime.agents import make_agent
+    from runebook.runtime.match import Match
+    from runebook.runtime.options import resolve_options
+
+    def logs():
+        program, _, _ = compile_pack("dungeon_roll")
+        options = resolve_options(program, {})
+        out = []
+        for seed in range(1, 16):
+            for agent in ("random", "policy:greedy"):
+                match = Match(program, [make_agent(agent, program, seed, 0)], seed, options, 1, record=True)
+                match.run()
+                out.append(match.events)
+        return out
+
+    remembered = logs()
+    monkeypatch.setattr(codegen, "fn_reads_only", lambda syms, name: False)
+    assert logs() == remembered
