@@ -8,7 +8,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
-from runebook.dsl import ast as A
 from runebook.dsl.span import Span
 
 MISSING = object()

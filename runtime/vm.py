@@ -11,14 +11,18 @@ opcodes by how often they run in real matches (measured on the built-in packs, s
 docs/PERFORMANCE.md), and the chain is split into ranges (< 8, < 16, < 32,
 the rest): the number of comparisons is most of an instruction's cost, so
 the hottest opcodes are reached in one to four tests.
+
+Functions that only read the game (decided by the compiler) are called with
+CALL_MEMO: their result is kept for the same arguments until any opcode
+changes the game, which clears the memo. Decision enumeration and policy
+ratings ask the same questions many times between two moves.
 """
 from __future__ import annotations
 
 from typing import Optional
 
-from . import opcodes as O
 from .builtins import BUILTINS, ScriptFault
-from .world import Event, Thing, World, Zone
+from .world import Event, World, Zone
 
 DEFAULT_BUDGET = 5_000_000   # steps for a whole match script
 CALL_BUDGET = 200_000        # steps for one score, title or rating call
