@@ -75,7 +75,42 @@ def optimise(code: list, *columns: list) -> tuple:
         if len(new_code) == len(code):
             break
         code, columns = new_code, new_columns
-    return (code, *columns)
+    return (_switch_chains(code), *columns)
+
+
+MIN_SWITCH = 3
+
+
+def _switch_chains(code: list) -> list:
+    """Turn chains of guards on one variable into switches (same length, same targets).
+
+    An act site tests each action's guard in turn, and most guards ask one thing:
+    `actor.hero == X`. When a test fails, control goes straight to the next test
+    of the same variable, so from any test the first block whose value matches
+    is known in advance: SWITCH_VAR jumps there (or falls through when that is
+    its own block, or leaves the chain) in one dictionary lookup.
+    """
+    code = list(code)
+    done = set()
+    for start, (op, arg) in enumerate(code):
+        if op != O.JUMP_IF_VAR_NE or start in done:
+            continue
+        chain, at = [], start
+        while at < len(code) and code[at][0] == O.JUMP_IF_VAR_NE and code[at][1][:2] == arg[:2] \
+                and at not in done and (not chain or at > chain[-1]):
+            chain.append(at)
+            at = code[at][1][3]
+        if len(chain) < MIN_SWITCH:
+            continue
+        end = code[chain[-1]][1][3]
+        for k, block in enumerate(chain):
+            table: dict = {}
+            for later in reversed(chain[k:]):  # the first matching block at or after this one
+                table[code[later][1][2]] = later
+            slot, var = code[block][1][:2]
+            code[block] = (O.SWITCH_VAR, (slot, var, table, end))
+            done.add(block)
+    return code
 
 
 def _fuse_once(code: list, columns: tuple) -> tuple[list, tuple]:

@@ -49,6 +49,7 @@ _TABLE = [
     ("LOCAL_PLAYER_VAR", "(slot, var)",           0, 1, "Push a variable of the player held in a local."),
     ("CALL_MEMO",     "(function, argc)",         None, 1, "Call a function that only reads the game, remembering its result until the game changes."),
     ("CALL",          "(function, argc)",         None, 1, "Call a script function; its frame is pushed, never a Python call."),
+    ("SWITCH_VAR",    "(slot, var, table, end)",  0, 0, "Jump to the block for the value of a variable of the player in a local (a chain of guards)."),
     ("LOCAL_EVENT_FIELD", "(slot, field)",        0, 1, "Push a field of the event in a local."),
     ("ZONE_OF",       "zone",                     1, 1, "Pop a player; push that player's copy of a per-player zone."),
     ("AS_ENTRY",      "kind",                     1, 1, "Pop a text; push it as an entry id of a kind, failing if it is not one."),

@@ -86,7 +86,7 @@ class Program:
             "thing_vars": _enc(self.thing_vars), "dice": self.dice, "entries": _enc(self.entries),
             "kinds": self.kinds,
             "functions": [{"name": f.name, "nparams": f.nparams, "nlocals": f.nlocals,
-                           "code": [[op, _enc(arg)] for op, arg in f.code], "lines": f.lines,
+                           "code": [[op, _enc_arg(arg)] for op, arg in f.code], "lines": f.lines,
                            "file": f.file, "local_names": f.local_names,
                            "origins": f.origins, "inlined": f.inlined} for f in self.functions],
             "entry_points": self.entry_points,
@@ -122,7 +122,7 @@ class Program:
                 dice={k: tuple(v) for k, v in data["dice"].items()},
                 entries=_dec(data["entries"]), kinds=data["kinds"],
                 functions=[Function(f["name"], f["nparams"], f["nlocals"],
-                                    [(op, _dec(arg)) for op, arg in f["code"]], f["lines"],
+                                    [(op, _dec_arg(arg)) for op, arg in f["code"]], f["lines"],
                                     f["file"], f["local_names"], f["origins"], f["inlined"])
                            for f in data["functions"]],
                 entry_points=data["entry_points"],
@@ -133,6 +133,25 @@ class Program:
             )
         except (KeyError, TypeError, ValueError, IndexError, AttributeError) as err:
             raise ProgramFormatError(f"compiled pack is damaged ({type(err).__name__}: {err})") from None
+
+
+# A SWITCH_VAR operand holds a dict keyed by game values (texts, numbers, none):
+# JSON keys are texts only, so code operands store it as a tagged list of pairs.
+def _enc_arg(arg: Any) -> Any:
+    if isinstance(arg, tuple) and any(isinstance(v, dict) for v in arg):
+        return {"t": [{"switch": [[_enc(k), v] for k, v in v.items()]} if isinstance(v, dict) else _enc(v)
+                      for v in arg]}
+    return _enc(arg)
+
+
+def _dec_arg(arg: Any) -> Any:
+    if isinstance(arg, dict) and set(arg) == {"t"}:
+        return tuple(_dec_switch(v) if isinstance(v, dict) and "switch" in v else _dec(v) for v in arg["t"])
+    return _dec(arg)
+
+
+def _dec_switch(value: dict) -> dict:
+    return {_dec(k): target for k, target in value["switch"]}
 
 
 # Tuples are our immutable lists; JSON has only arrays, so tag them.

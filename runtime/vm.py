@@ -248,51 +248,55 @@ class VM:
                         frame = Frame(self.functions[fn_index], args)
                         frames.append(frame)
                         code, pc, stack, locs = frame.fn.code, 0, frame.stack, frame.locals
-                    elif op == 22:  # LOCAL_EVENT_FIELD
+                    elif op == 22:  # SWITCH_VAR
+                        target = arg[2].get(locs[arg[0]].vars[arg[1]], arg[3])
+                        if target != pc - 1:
+                            pc = target
+                    elif op == 23:  # LOCAL_EVENT_FIELD
                         ev = locs[arg[0]]
                         stack.append(ev.cancelled if arg[1] == "cancelled" else ev.fields[arg[1]])
-                    elif op == 23:  # ZONE_OF
+                    elif op == 24:  # ZONE_OF
                         stack[-1] = world.zones[arg][stack[-1].seat]
-                    elif op == 24:  # AS_ENTRY
+                    elif op == 25:  # AS_ENTRY
                         v = stack[-1]
                         if v not in self.program.kinds.get(arg, ()) and v is not None:
                             raise ScriptFault(f"'{v}' is not a {arg}")
-                    elif op == 25:  # JUMP_IF_TRUE
+                    elif op == 26:  # JUMP_IF_TRUE
                         if stack.pop():
                             pc = arg
-                    elif op == 26:  # LOCAL_FACE
+                    elif op == 27:  # LOCAL_FACE
                         stack.append(locs[arg].face)
-                    elif op == 27:  # JUMP_IF_CANCELLED
+                    elif op == 28:  # JUMP_IF_CANCELLED
                         if locs[arg[0]].cancelled:
                             pc = arg[1]
-                    elif op == 28:  # THING_ENTRY
+                    elif op == 29:  # THING_ENTRY
                         stack[-1] = stack[-1].entry
-                    elif op == 29:  # NEW_LIST
+                    elif op == 30:  # NEW_LIST
                         stack.append([])
-                    elif op == 30:  # APPEND
+                    elif op == 31:  # APPEND
                         locs[arg].append(stack.pop())
-                    elif op == 31:  # SUB
+                else:
+                    if op == 32:  # SUB
                         b = stack.pop()
                         stack[-1] = stack[-1] - b
-                else:
-                    if op == 32:  # THING_FACE
+                    elif op == 33:  # THING_FACE
                         stack[-1] = stack[-1].face
-                    elif op == 33:  # POP
+                    elif op == 34:  # POP
                         stack.pop()
-                    elif op == 34:  # GT
+                    elif op == 35:  # GT
                         b = stack.pop()
                         stack[-1] = stack[-1] > b
-                    elif op == 35:  # LOAD_GLOBAL
+                    elif op == 36:  # LOAD_GLOBAL
                         stack.append(world.globals[arg])
-                    elif op == 36:  # JUMP_IF_EQ_CONST
+                    elif op == 37:  # JUMP_IF_EQ_CONST
                         if stack.pop() == arg[0]:
                             pc = arg[1]
-                    elif op == 37:  # ENTRIES
+                    elif op == 38:  # ENTRIES
                         stack.append(self.entries_of[arg])
-                    elif op == 38:  # EQ
+                    elif op == 39:  # EQ
                         b = stack.pop()
                         stack[-1] = stack[-1] == b
-                    elif op == 39:  # FOR_ITER
+                    elif op == 40:  # FOR_ITER
                         items_slot, index_slot, var_slot, end = arg
                         items = locs[items_slot]
                         i = locs[index_slot]
@@ -304,139 +308,139 @@ class VM:
                                 raise _OutOfSteps()
                         else:
                             pc = end
-                    elif op == 40:  # MOVE
+                    elif op == 41:  # MOVE
                         if memo:
                             memo.clear()
                         zone = stack.pop()
                         world.move(stack.pop(), zone, arg)
-                    elif op == 41:  # EVENT_FIELD
+                    elif op == 42:  # EVENT_FIELD
                         ev = stack[-1]
                         stack[-1] = ev.cancelled if arg == "cancelled" else ev.fields[arg]
-                    elif op == 42:  # MUL
+                    elif op == 43:  # MUL
                         b = stack.pop()
                         stack[-1] = stack[-1] * b
-                    elif op == 43:  # NEW_EVENT
+                    elif op == 44:  # NEW_EVENT
                         name, fields = arg
                         n = len(fields)
                         values = stack[len(stack) - n:] if n else ()
                         if n:
                             del stack[-n:]
                         stack.append(Event(name, dict(zip(fields, values))))
-                    elif op == 44:  # DUP
+                    elif op == 45:  # DUP
                         stack.append(stack[-1])
-                    elif op == 45:  # INDEX
+                    elif op == 46:  # INDEX
                         i = stack.pop()
                         xs = stack[-1]
                         if not 0 <= i < len(xs):
                             raise ScriptFault(f"index {i} is outside a list of {len(xs)}")
                         stack[-1] = xs[i]
-                    elif op == 46:  # NE
+                    elif op == 47:  # NE
                         b = stack.pop()
                         stack[-1] = stack[-1] != b
-                    elif op == 47:  # LT
+                    elif op == 48:  # LT
                         b = stack.pop()
                         stack[-1] = stack[-1] < b
-                    elif op == 48:  # LE
+                    elif op == 49:  # LE
                         b = stack.pop()
                         stack[-1] = stack[-1] <= b
-                    elif op == 49:  # GE
+                    elif op == 50:  # GE
                         b = stack.pop()
                         stack[-1] = stack[-1] >= b
-                    elif op == 50:  # MOD
+                    elif op == 51:  # MOD
                         b = stack.pop()
                         if b == 0:
                             raise ScriptFault("remainder of a division by zero")
                         stack[-1] = stack[-1] % b
-                    elif op == 51:  # DIV_UP
+                    elif op == 52:  # DIV_UP
                         b = stack.pop()
                         if b == 0:
                             raise ScriptFault("division by zero")
                         stack[-1] = -((-stack[-1]) // b)
-                    elif op == 52:  # DIV_DOWN
+                    elif op == 53:  # DIV_DOWN
                         b = stack.pop()
                         if b == 0:
                             raise ScriptFault("division by zero")
                         stack[-1] = stack[-1] // b
-                    elif op == 53:  # NEG
+                    elif op == 54:  # NEG
                         stack[-1] = -stack[-1]
-                    elif op == 54:  # NOT
+                    elif op == 55:  # NOT
                         stack[-1] = not stack[-1]
-                    elif op == 55:  # STORE_GLOBAL
+                    elif op == 56:  # STORE_GLOBAL
                         if memo:
                             memo.clear()
                         world.globals[arg] = stack.pop()
-                    elif op == 56:  # LOAD_OPTION
+                    elif op == 57:  # LOAD_OPTION
                         stack.append(world.options[arg])
-                    elif op == 57:  # SET_PLAYER_VAR
+                    elif op == 58:  # SET_PLAYER_VAR
                         if memo:
                             memo.clear()
                         v = stack.pop()
                         stack.pop().vars[arg] = v
-                    elif op == 58:  # THING_VAR
+                    elif op == 59:  # THING_VAR
                         stack[-1] = stack[-1].vars[arg]
-                    elif op == 59:  # SET_THING_VAR
+                    elif op == 60:  # SET_THING_VAR
                         if memo:
                             memo.clear()
                         v = stack.pop()
                         stack.pop().vars[arg] = v
-                    elif op == 60:  # SET_FACE
+                    elif op == 61:  # SET_FACE
                         if memo:
                             memo.clear()
                         v = stack.pop()
                         world.set_face(stack.pop(), v)
-                    elif op == 61:  # THING_OWNER
+                    elif op == 62:  # THING_OWNER
                         z = stack[-1].zone
                         stack[-1] = z.owner if z is not None else None
-                    elif op == 62:  # THING_ZONE
+                    elif op == 63:  # THING_ZONE
                         stack[-1] = stack[-1].zone
-                    elif op == 63:  # ZONE_OWNER
+                    elif op == 64:  # ZONE_OWNER
                         stack[-1] = stack[-1].owner
-                    elif op == 64:  # PLAYER_SEAT
+                    elif op == 65:  # PLAYER_SEAT
                         stack[-1] = stack[-1].seat + 1
-                    elif op == 65:  # SET_EVENT_FIELD
+                    elif op == 66:  # SET_EVENT_FIELD
                         if memo:
                             memo.clear()
                         v = stack.pop()
                         stack.pop().fields[arg] = v
-                    elif op == 66:  # PLAYERS
+                    elif op == 67:  # PLAYERS
                         stack.append(world.players_tuple)
-                    elif op == 67:  # TO_LIST
+                    elif op == 68:  # TO_LIST
                         v = stack[-1]
                         if type(v) is Zone:
                             stack[-1] = tuple(v.items)
-                    elif op == 68:  # FREEZE
+                    elif op == 69:  # FREEZE
                         stack[-1] = tuple(stack[-1])
-                    elif op == 69:  # CREATE
+                    elif op == 70:  # CREATE
                         if memo:
                             memo.clear()
                         zone = stack.pop()
                         stack[-1] = world.create(stack[-1], zone)
-                    elif op == 70:  # DESTROY
+                    elif op == 71:  # DESTROY
                         if memo:
                             memo.clear()
                         world.destroy(stack.pop())
-                    elif op == 71:  # ROLL
+                    elif op == 72:  # ROLL
                         if memo:
                             memo.clear()
                         world.roll(stack.pop())
-                    elif op == 72:  # SHUFFLE
+                    elif op == 73:  # SHUFFLE
                         if memo:
                             memo.clear()
                         world.shuffle(stack.pop())
-                    elif op == 73:  # RANDOM_FROM
+                    elif op == 74:  # RANDOM_FROM
                         stack[-1] = world.random_from(stack[-1])
-                    elif op == 74:  # TEXT
+                    elif op == 75:  # TEXT
                         parts = stack[len(stack) - arg:]
                         del stack[len(stack) - arg:]
                         describe = world.describe
                         stack.append("".join(p if type(p) is str else describe(p) for p in parts))
-                    elif op == 75:  # LOG
+                    elif op == 76:  # LOG
                         world.narration.append(stack.pop())
-                    elif op == 76:  # CANCEL
+                    elif op == 77:  # CANCEL
                         if memo:
                             memo.clear()
                         locs[arg].cancelled = True
-                    elif op == 77 or op == 78:  # DECIDE, DECIDE_ACTION
+                    elif op == 78 or op == 79:  # DECIDE, DECIDE_ACTION
                         player = stack.pop()
                         options = stack.pop()
                         if player is None:
@@ -446,9 +450,9 @@ class VM:
                             continue
                         frame.pc = pc
                         self.budget = steps
-                        kind = "action" if op == 78 else "choice"
+                        kind = "action" if op == 79 else "choice"
                         return Decision(player, kind, arg, list(options))
-                    elif op == 79:  # PERFORM
+                    elif op == 80:  # PERFORM
                         player = stack.pop()
                         option = stack.pop()
                         action = self.program.actions[option[0]]
@@ -456,12 +460,12 @@ class VM:
                         frame = Frame(self.functions[action.body], (player, *option[1:]))
                         frames.append(frame)
                         code, pc, stack, locs = frame.fn.code, 0, frame.stack, frame.locals
-                    elif op == 80:  # SKIP_IF_QUIET
+                    elif op == 81:  # SKIP_IF_QUIET
                         if world.quiet:
                             pc = arg
-                    elif op == 81:  # EQ_CONST
+                    elif op == 82:  # EQ_CONST
                         stack[-1] = stack[-1] == arg
-                    elif op == 82:  # NE_CONST
+                    elif op == 83:  # NE_CONST
                         stack[-1] = stack[-1] != arg
                     else:
                         raise ScriptFault(f"unknown opcode {op}")

@@ -95,10 +95,12 @@ def test_quiet_and_recorded_dungeon_roll_matches_agree():
         assert _play("dungeon_roll", seed, True, players=2) == _play("dungeon_roll", seed, False, players=2)
 
 
-def test_remembered_results_never_change_a_match(monkeypatch):
-    """CALL_MEMO reuses a read-only function's result until the game changes.
-    The same matches compiled with plain calls must log exactly the same events."""
-    from runebook.compiler import codegen
+@pytest.mark.parametrize("optimisation", ["memo", "switch"])
+def test_optimisations_never_change_a_match(monkeypatch, optimisation):
+    """CALL_MEMO reuses a read-only function's result until the game changes;
+    SWITCH_VAR jumps over a chain of guards. The same matches compiled without
+    them must log exactly the same events."""
+    from runebook.compiler import codegen, peephole
     from runebook.compiler.pack import compile_pack
     from runebook.runtime.agents import make_agent
     from runebook.runtime.match import Match
@@ -115,6 +117,9 @@ def test_remembered_results_never_change_a_match(monkeypatch):
                 out.append(match.events)
         return out
 
-    remembered = logs()
-    monkeypatch.setattr(codegen, "fn_reads_only", lambda syms, name: False)
-    assert logs() == remembered
+    optimised = logs()
+    if optimisation == "memo":
+        monkeypatch.setattr(codegen, "fn_reads_only", lambda syms, name: False)
+    else:
+        monkeypatch.setattr(peephole, "MIN_SWITCH", 10**9)
+    assert logs() == optimised
