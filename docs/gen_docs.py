@@ -66,7 +66,7 @@ def _signature(b) -> str:
 
 
 def builtins_markdown() -> str:
-    from runebook.compiler.codegen import IMPURE_BUILTINS
+    from runebook.compiler.expressions import IMPURE_BUILTINS
     from runebook.runtime.builtins import BUILTINS
 
     random_ones = ", ".join(f"`{b.name}`" for b in BUILTINS if b.name in IMPURE_BUILTINS) or "none"

@@ -100,7 +100,7 @@ def test_optimisations_never_change_a_match(monkeypatch, optimisation):
     """CALL_MEMO reuses a read-only function's result until the game changes;
     SWITCH_VAR jumps over a chain of guards. The same matches compiled without
     them must log exactly the same events."""
-    from runebook.compiler import codegen, peephole
+    from runebook.compiler import inlining, peephole
     from runebook.compiler.pack import compile_pack
     from runebook.runtime.agents import make_agent
     from runebook.runtime.match import Match
@@ -119,7 +119,7 @@ def test_optimisations_never_change_a_match(monkeypatch, optimisation):
 
     optimised = logs()
     if optimisation == "memo":
-        monkeypatch.setattr(codegen, "fn_reads_only", lambda syms, name: False)
+        monkeypatch.setattr(inlining, "fn_reads_only", lambda syms, name: False)
     else:
         monkeypatch.setattr(peephole, "MIN_SWITCH", 10**9)
     assert logs() == optimised

@@ -1,0 +1,578 @@
+"""Type-check and emit expressions.
+
+Part of FunctionCompiler (compiler/codegen.py): every e_* method returns the
+expression's type and appends the code that computes it.
+"""
+from __future__ import annotations
+
+
+from runebook.dsl import ast as A
+from runebook.dsl.diagnostics import did_you_mean
+from runebook.dsl.span import Span
+from runebook.runtime import builtins as B
+from runebook.runtime import opcodes as O
+
+from .purity import RANDOM_BUILTINS
+from .types import elem, is_event, is_list, list_of
+
+THING_ATTRS = {"face": ("str", O.THING_FACE), "entry": ("str", O.THING_ENTRY),
+               "owner": ("player", O.THING_OWNER), "zone": ("zone", O.THING_ZONE)}
+ARITH = {"+": O.ADD, "-": O.SUB, "*": O.MUL, "%": O.MOD}
+COMPARE = {"==": O.EQ, "!=": O.NE, "<": O.LT, "<=": O.LE, ">": O.GT, ">=": O.GE}
+
+# What each context forbids: ratings and requirements must be pure questions.
+PURE_FORBIDDEN = (A.Choose, A.Act, A.Create, A.Emit, A.RandomFrom)
+# Builtins that draw from the match's RNG: a rating or requirement must not move it.
+IMPURE_BUILTINS = RANDOM_BUILTINS
+
+
+def a_type(t: str) -> str:
+    """A type for a message: 'an int', 'a player', "event 'hit'"."""
+    if is_event(t):
+        return f"event '{t[6:]}'"
+    return f"{'an' if t[:1] in 'aeiou' else 'a'} {t}"
+
+
+_NOT_CONST = object()
+
+
+class Expressions:
+    """Mixin of FunctionCompiler: one method per kind of expression."""
+
+    # ---------------------------------------------------------------- expressions
+
+    def expr(self, e) -> str:
+        if self.pure and isinstance(e, PURE_FORBIDDEN):
+            self.error("E0330", "this context may only compute a value: no choices, random draws, "
+                       "new things or events here", e.span)
+        return getattr(self, "e_" + type(e).__name__)(e)
+
+    def e_IntLit(self, e):
+        self.emit(O.CONST, e.value)
+        return "int"
+
+    def e_StrLit(self, e):
+        self.emit(O.CONST, e.value)
+        return "str"
+
+    def e_BoolLit(self, e):
+        self.emit(O.CONST, e.value)
+        return "bool"
+
+    def e_NoneLit(self, e):
+        self.emit(O.CONST, None)
+        return "none"
+
+    def e_Interp(self, e: A.Interp):
+        for part in e.parts:
+            if isinstance(part, str):
+                self.emit(O.CONST, part)
+            else:
+                self.expr(part)
+        self.emit(O.TEXT, len(e.parts))
+        return "str"
+
+    def e_Name(self, e: A.Name):
+        name = e.name
+        local = self.lookup_local(name)
+        if local:
+            if isinstance(local[0], tuple):  # an inlined parameter bound to a constant
+                self.emit(O.CONST, local[0][1])
+            else:
+                self.emit(O.LOAD_LOCAL, local[0])
+            return local[1]
+        syms = self.syms
+        if name in syms.globals:
+            slot, t = syms.globals[name]
+            self.emit(O.LOAD_GLOBAL, slot)
+            return t
+        if name in syms.options:
+            self.emit(O.LOAD_OPTION, name)
+            return syms.options[name][0]
+        if name in syms.zones:
+            index, per_player = syms.zones[name]
+            if per_player:
+                self.error("E0315", f"zone '{name}' belongs to each player", e.span,
+                           f"say whose: '{name} of PLAYER'")
+                return "any"
+            self.emit(O.ZONE, index)
+            return "zone"
+        if name in syms.entries:
+            self.emit(O.CONST, name)
+            return syms.entries[name]["kind"]
+        if name in syms.symbols:
+            self.emit(O.CONST, name)
+            return "str"
+        if name == "players":
+            self.emit(O.PLAYERS)
+            return "list[player]"
+        hint = did_you_mean(name, self.local_candidates() + syms.all_value_names())
+        if name in syms.functions:
+            hint = f"'{name}' is a function: call it with '{name}(...)'"
+        elif name in ("actor", "event", "option"):
+            hint = {"actor": "'actor' exists only inside actions and ratings",
+                    "event": "'event' exists only inside 'on EVENT' handlers",
+                    "option": "'option' exists only inside 'rate choice' ratings"}[name]
+        self.error("E0301", f"unknown name '{name}'", e.span, hint)
+        self.emit(O.CONST, None)
+        return "any"
+
+    def e_AllEntries(self, e: A.AllEntries):
+        if e.kind not in self.syms.kinds:
+            self.error("E0303", f"unknown kind '{e.kind}'", e.span, did_you_mean(e.kind, self.syms.kinds))
+            self.emit(O.CONST, ())
+            return "list[any]"
+        self.emit(O.ENTRIES, e.kind)
+        return list_of(e.kind)
+
+    def _constant(self, e):
+        """The value of a literal or a symbol/entry name, or _NOT_CONST."""
+        if isinstance(e, (A.IntLit, A.StrLit, A.BoolLit)):
+            return e.value
+        if isinstance(e, A.Name) and self.lookup_local(e.name) is None and e.name not in self.syms.globals \
+                and e.name not in self.syms.options and e.name not in self.syms.zones \
+                and (e.name in self.syms.entries or e.name in self.syms.symbols):
+            return e.name
+        return _NOT_CONST
+
+    def e_ListLit(self, e: A.ListLit):
+        values = [self._constant(item) for item in e.items]
+        if e.items and all(v is not _NOT_CONST for v in values):
+            # A list of constants is one constant: one instruction instead of n + 1.
+            start = len(self.code)
+            t = self._list_type(e)
+            del self.code[start:], self.lines[start:], self.origins[start:]
+            self.emit(O.CONST, tuple(values))
+            return t
+        t = self._list_type(e)
+        self.emit(O.BUILD_LIST, len(e.items))
+        return t
+
+    def _list_type(self, e: A.ListLit) -> str:
+        t = "any"
+        first = True
+        for item in e.items:
+            it = self.expr(item)
+            if first:
+                t, first = it, False
+                continue
+            joined = self.types.join(t, it)
+            if joined == "?":
+                self.error("E0310", f"a list's items must share one type: {t} and {it} differ", item.span)
+                joined = "any"
+            t = joined
+        return list_of(t)
+
+    def e_Field(self, e: A.Field):
+        t = self.expr(e.obj)
+        name = e.name
+        syms = self.syms
+        if t == "player":
+            if name in syms.player_vars:
+                slot, vt = syms.player_vars[name]
+                self.emit(O.PLAYER_VAR, slot)
+                return vt
+            if name == "seat":
+                self.emit(O.PLAYER_SEAT)
+                return "int"
+            candidates = list(syms.player_vars) + ["seat"]
+        elif t == "thing":
+            if name in THING_ATTRS:
+                vt, op = THING_ATTRS[name]
+                self.emit(op)
+                return vt
+            if name in syms.thing_vars:
+                slot, vt = syms.thing_vars[name]
+                self.emit(O.THING_VAR, slot)
+                return vt
+            candidates = list(syms.thing_vars) + list(THING_ATTRS)
+        elif t == "zone":
+            if name == "owner":
+                self.emit(O.ZONE_OWNER)
+                return "player"
+            candidates = ["owner"]
+        elif is_event(t):
+            params = dict(syms.events.get(t[6:], []))
+            if name in params:
+                self.emit(O.EVENT_FIELD, name)
+                return params[name]
+            if name == "cancelled":
+                self.emit(O.EVENT_FIELD, name)
+                return "bool"
+            candidates = list(params) + ["cancelled"]
+        elif self.types.is_kind(t):
+            fields = syms.kinds[t].fields
+            if name in fields:
+                self.emit(O.ENTRY_FIELD, name)
+                return fields[name][0]
+            candidates = list(fields)
+        elif t == "any":
+            return "any"
+        else:
+            self.error("E0304", f"{a_type(t)} has no fields", e.span)
+            return "any"
+        self.error("E0302", f"{a_type(t)} has no field '{name}'", e.span,
+                   did_you_mean(name, candidates) or (f"fields: {', '.join(candidates)}" if candidates else None))
+        return "any"
+
+    def e_Index(self, e: A.Index):
+        t = self.expr(e.obj)
+        self.expect(self.expr(e.index), "int", e.index.span, "an index")
+        if t == "zone":
+            self.error("E0310", "zones are not indexed; use 'first t in ZONE' or 'each t in ZONE'", e.span)
+            return "any"
+        if not is_list(t) and t != "any":
+            self.error("E0310", f"only lists can be indexed, but this is {t}", e.obj.span)
+            return "any"
+        self.emit(O.INDEX)
+        return elem(t)
+
+    def e_Call(self, e: A.Call):
+        if e.name in self.syms.kinds:
+            return self._as_entry(e)
+        fn = self.syms.functions.get(e.name)
+        if fn is not None:
+            return self._call_script(fn, e)
+        builtin = B.BY_NAME.get(e.name)
+        if builtin is not None:
+            return self._call_builtin(builtin, e)
+        self.error("E0305", f"unknown function '{e.name}'", e.span,
+                   did_you_mean(e.name, list(self.syms.functions) + list(B.BY_NAME)))
+        for a in e.args:
+            self.expr(a)
+        return "any"
+
+    def _as_entry(self, e: A.Call) -> str:
+        """KIND(text): view a text (e.g. a thing's .entry) as an entry of that kind."""
+        if self._arity(e, 1):
+            self.expect(self.expr(e.args[0]), "str", e.args[0].span, f"the id given to '{e.name}'")
+        else:
+            for a in e.args:
+                self.expr(a)
+        self.emit(O.AS_ENTRY, e.name)
+        return e.name
+
+    def _arity(self, e: A.Call, want: int) -> bool:
+        if len(e.args) != want:
+            self.error("E0306", f"'{e.name}' takes {want} argument{'s' if want != 1 else ''}, "
+                       f"but {len(e.args)} {'were' if len(e.args) != 1 else 'was'} given", e.span)
+            return False
+        return True
+
+    def _call_builtin(self, b: B.Builtin, e: A.Call) -> str:
+        if self.pure and b.name in IMPURE_BUILTINS:
+            self.error("E0330", f"'{b.name}' draws a random number; this context may only compute a value",
+                       e.span)
+        ok = self._arity(e, len(b.params))
+        bound: dict = {}
+        for i, a in enumerate(e.args):
+            t = self.expr(a)
+            if ok:
+                self._match_param(b.params[i], t, bound, a.span, f"argument {i + 1} of '{b.name}'")
+        self.emit(O.CALL_BUILTIN, (B.INDEX[b.name], len(e.args)))
+        ret = b.returns
+        tv = bound.get("T", "any")
+        return ret.replace("T", tv) if "T" in ret else ret
+
+    def _match_param(self, want: str, got: str, bound: dict, span: Span, what: str):
+        if want == "any":
+            return
+        if want == "coll[T]":
+            if got == "zone":
+                bound.setdefault("T", "thing")
+            elif is_list(got):
+                bound.setdefault("T", elem(got))
+            elif got != "any":
+                self.error("E0310", f"{what} must be a list or a zone, but this is {got}", span)
+            return
+        if want == "list[list[T]]":
+            if is_list(got) and is_list(elem(got)):
+                bound["T"] = elem(elem(got))
+            elif got != "any":
+                self.error("E0310", f"{what} must be a list of lists, but this is {got}", span)
+            return
+        if want == "list[T]":
+            if is_list(got):
+                bound["T"] = self.types.join(bound.get("T", elem(got)), elem(got))
+            elif got != "any":
+                self.error("E0310", f"{what} must be a list, but this is {got}", span)
+            return
+        if want == "T":
+            if "T" in bound and not self.types.comparable(bound["T"], got):
+                self.error("E0310", f"{what} must be {bound['T']}, but this is {got}", span)
+            return
+        self.expect(got, want, span, what)
+
+    def e_ZoneOf(self, e: A.ZoneOf):
+        info = self.syms.zones.get(e.zone)
+        owner_t = self.expr(e.owner)
+        if info is None:
+            self.error("E0307", f"unknown zone '{e.zone}'", e.span, did_you_mean(e.zone, self.syms.zones))
+            return "any"
+        index, per_player = info
+        if not per_player:
+            self.error("E0315", f"zone '{e.zone}' is shared, it belongs to no player", e.span,
+                       f"write just '{e.zone}'")
+            return "zone"
+        self.expect(owner_t, "player", e.owner.span, "the owner of a zone")
+        self.emit(O.ZONE_OF, index)
+        return "zone"
+
+    def e_Unary(self, e: A.Unary):
+        t = self.expr(e.operand)
+        if e.op == "-":
+            self.expect(t, "int", e.operand.span, "the operand of '-'")
+            self.emit(O.NEG)
+            return "int"
+        self.expect(t, "bool", e.operand.span, "the operand of 'not'")
+        self.emit(O.NOT)
+        return "bool"
+
+    def e_Binary(self, e: A.Binary):
+        op = e.op
+        if op in ("and", "or"):
+            self.expect(self.expr(e.left), "bool", e.left.span, f"the left side of '{op}'")
+            self.emit(O.DUP)
+            short = self.emit(O.JUMP_IF_FALSE if op == "and" else O.JUMP_IF_TRUE, None)
+            self.emit(O.POP)
+            self.expect(self.expr(e.right), "bool", e.right.span, f"the right side of '{op}'")
+            self.patch(short)
+            return "bool"
+        lt = self.expr(e.left)
+        rt = self.expr(e.right)
+        if op in ARITH:
+            self.emit(ARITH[op])
+            if op == "+" and "any" in (lt, rt):
+                return rt if lt == "any" else lt
+            if op == "+" and is_list(lt):
+                joined = self.types.join(lt, rt)
+                if joined == "?" or not is_list(rt):
+                    self.error("E0310", f"cannot add {rt} to {lt}", e.span,
+                               "to add one item, wrap it in brackets: xs + [x]")
+                    return "any"
+                return joined
+            if op == "+" and lt == "str" and rt == "str":
+                return "str"
+            if lt not in ("int", "any") or rt not in ("int", "any"):
+                self.error("E0310", f"'{op}' needs numbers, but got {lt} and {rt}", e.span)
+            return "int"
+        if op in COMPARE:
+            self.emit(COMPARE[op])
+            if op in ("==", "!="):
+                if not self.types.comparable(lt, rt):
+                    self.error("E0310", f"comparing {lt} with {rt} is always {'false' if op == '==' else 'true'}",
+                               e.span)
+            elif lt not in ("int", "any") or rt not in ("int", "any"):
+                self.error("E0310", f"'{op}' compares numbers, but got {lt} and {rt}", e.span)
+            return "bool"
+        # in / not in
+        self.emit(O.IN)
+        if op == "not in":
+            self.emit(O.NOT)
+        if rt == "zone":
+            self.expect(lt, "thing", e.left.span, "the left side of 'in ZONE'")
+        elif is_list(rt):
+            if not self.types.comparable(lt, elem(rt)):
+                self.error("E0310", f"a {lt} is never in a {rt}", e.span)
+        elif rt != "any":
+            self.error("E0310", f"'in' needs a list or a zone on its right, but this is {rt}", e.right.span)
+        return "bool"
+
+    def e_Divide(self, e: A.Divide):
+        self.expect(self.expr(e.left), "int", e.left.span, "the dividend")
+        self.expect(self.expr(e.right), "int", e.right.span, "the divisor")
+        self.emit(O.DIV_UP if e.rounding == "up" else O.DIV_DOWN)
+        return "int"
+
+    def _player_or_actor(self, player, span: Span, what: str):
+        if player is not None:
+            self.expect(self.expr(player), "player", player.span, f"who {what}")
+            return
+        if self.has_actor:
+            slot, _ = self.lookup_local("actor")
+            self.emit(O.LOAD_LOCAL, slot)
+            return
+        self.error("E0316", f"say who {what}: add 'for PLAYER'", span)
+        self.emit(O.CONST, None)
+
+    def e_Choose(self, e: A.Choose):
+        t = self.expr(e.options)
+        if t == "zone":
+            self.emit(O.TO_LIST)
+            t = "list[thing]"
+        elif not is_list(t) and t != "any":
+            self.error("E0310", f"'choose' needs a list or zone of options, but this is {t}", e.options.span)
+        self._player_or_actor(e.player, e.span, "chooses")
+        self.emit(O.DECIDE, e.tag)
+        item = elem(t) if t != "any" else "any"
+        known = self.syms.choice_types.get(e.tag)
+        if known is None or known == "any":
+            self.syms.choice_types[e.tag] = item
+        elif not self.types.comparable(known, item):
+            self.error("E0317", f"choice '{e.tag}' offers {item} here but {known} elsewhere", e.span,
+                       "give different choices different tags")
+        return item
+
+    def e_Act(self, e: A.Act):
+        if e.group not in self.syms.groups:
+            self.error("E0308", f"no action is declared 'in {e.group}'", e.span,
+                       did_you_mean(e.group, self.syms.groups))
+            self.expr(e.player)
+            return "str"
+        self.syms.acted.add(e.group)
+        pslot = self.hidden("acting player")
+        acc = self.hidden("options")
+        self.expect(self.expr(e.player), "player", e.player.span, "who acts")
+        self.emit(O.STORE_LOCAL, pslot)
+        self.emit(O.NEW_LIST)
+        self.emit(O.STORE_LOCAL, acc)
+        for action_name in self.syms.groups[e.group]:
+            info = self.syms.actions[action_name]
+            # An action whose parameter-free requirements fail offers nothing: test
+            # them here and skip its enumerator call (most hero actions are off).
+            skip = self._action_guard(info, pslot)
+            # Each enumerator returns its options; gather them in declaration order.
+            self.emit(O.LOAD_LOCAL2, (acc, pslot))
+            self.emit(O.CALL, (info.enum_fn, 1))
+            self.emit(O.ADD)
+            self.emit(O.STORE_LOCAL, acc)
+            self.patch_all(skip)
+        self.emit(O.LOAD_LOCAL, acc)
+        self.emit(O.LOAD_LOCAL, pslot)
+        self.emit(O.DECIDE_ACTION, e.group)
+        self.emit(O.DUP)
+        skip = self.emit(O.JUMP_IF_FALSE, None)  # none: nothing was legal
+        self.emit(O.LOAD_LOCAL, pslot)
+        self.emit(O.PERFORM)
+        self.patch(skip)
+        return "str"
+
+    def e_Create(self, e: A.Create):
+        t = self.expr(e.entry)
+        if t not in ("str", "any") and not self.types.is_kind(t):
+            self.error("E0309", f"'create' needs an entry (a die or an entry of a kind), but this is {t}",
+                       e.entry.span)
+        self.expect(self.expr(e.zone), "zone", e.zone.span, "where to create it")
+        self.emit(O.CREATE)
+        return "thing"
+
+    def e_Emit(self, e: A.Emit):
+        params = self.syms.events.get(e.event)
+        if params is None:
+            self.error("E0318", f"unknown event '{e.event}'", e.span, did_you_mean(e.event, self.syms.events))
+            for _, v, _ in e.kwargs:
+                self.expr(v)
+            return "any"
+        self.syms.emitted.add(e.event)
+        given = {name: (v, span) for name, v, span in e.kwargs}
+        for name, _, span in e.kwargs:
+            if name not in dict(params):
+                self.error("E0302", f"event '{e.event}' has no field '{name}'", span,
+                           did_you_mean(name, dict(params)))
+        names = []
+        for pname, ptype in params:
+            if pname not in given:
+                self.error("E0319", f"'emit {e.event}' is missing field '{pname}'", e.span)
+                self.emit(O.CONST, None)
+            else:
+                v, span = given[pname]
+                self.expect(self.expr(v), ptype, v.span, f"field '{pname}'")
+            names.append(pname)
+        self.emit(O.NEW_EVENT, (e.event, tuple(names)))
+        # Run the handlers, best priority first, unless one cancels.
+        handlers = self.syms.handlers.get(e.event, [])
+        if handlers:
+            ev = self.hidden("event")
+            self.emit(O.STORE_LOCAL, ev)
+            exits = []
+            for i, h in enumerate(handlers):
+                if i:  # a fresh event is never cancelled: the first handler needs no test
+                    exits.append(self.emit(O.JUMP_IF_CANCELLED, (ev, None)))
+                # Most handlers belong to one hero or card: test 'when' here and
+                # skip the call when it does not apply.
+                skip = self._guard(h.decl.when, {"event": (ev, f"event:{e.event}")}) if h.decl.when else []
+                self.emit(O.LOAD_LOCAL, ev)
+                self.emit(O.CALL, (h.fn_index, 1))
+                self.emit(O.POP)
+                self.patch_all(skip)
+            for at in exits:
+                self.patch(at)
+            self.emit(O.LOAD_LOCAL, ev)
+        return f"event:{e.event}"
+
+    def e_Quant(self, e: A.Quant):
+        kind = e.kind
+        acc = self.hidden(kind)
+        if kind == "count":
+            self.emit(O.CONST, 0)
+        elif kind == "each":
+            self.emit(O.NEW_LIST)
+        elif kind == "exists":
+            self.emit(O.CONST, False)
+        elif kind == "forall":
+            self.emit(O.CONST, True)
+        else:
+            self.emit(O.CONST, None)
+        self.emit(O.STORE_LOCAL, acc)
+        item_t = self.collection(e.source, f"'{kind}'")
+
+        def body():
+            slot, _ = self.lookup_local(e.var)
+            if e.cond is not None:
+                # Items that do not decide go straight to the next item.
+                jumps: list = []
+                self._jump_if(e.cond, kind == "forall", jumps, "a 'where' condition")
+                self.loops[-1].continues.extend(jumps)
+            if kind == "count":
+                self.emit(O.LOAD_LOCAL, acc)
+                self.emit(O.CONST, 1)
+                self.emit(O.ADD)
+                self.emit(O.STORE_LOCAL, acc)
+            elif kind == "each":
+                self.emit(O.LOAD_LOCAL, slot)
+                self.emit(O.APPEND, acc)
+            elif kind in ("exists", "forall", "first"):
+                if kind == "first":
+                    self.emit(O.LOAD_LOCAL, slot)
+                else:
+                    self.emit(O.CONST, kind == "exists")
+                self.emit(O.STORE_LOCAL, acc)
+                self.loops[-1].breaks.append(self.emit(O.JUMP, None))
+
+        if kind == "forall" and e.cond is None:
+            self.error("E0310", "'forall' needs a 'where' condition", e.span)
+        self._loop_over(e.var, item_t, body, e.span)
+        self.emit(O.LOAD_LOCAL, acc)
+        if kind == "each":
+            self.emit(O.FREEZE)
+            return list_of(item_t)
+        return {"count": "int", "exists": "bool", "forall": "bool", "first": item_t}[kind]
+
+    def e_SumOf(self, e: A.SumOf):
+        acc = self.hidden("sum")
+        self.emit(O.CONST, 0)
+        self.emit(O.STORE_LOCAL, acc)
+        item_t = self.collection(e.source, "'sum'")
+
+        def body():
+            if e.cond is not None:
+                self.loops[-1].continues.extend(self.branch_false(e.cond, "a 'where' condition"))
+            self.emit(O.LOAD_LOCAL, acc)
+            self.expect(self.expr(e.value), "int", e.value.span, "what 'sum' adds up")
+            self.emit(O.ADD)
+            self.emit(O.STORE_LOCAL, acc)
+
+        self._loop_over(e.var, item_t, body, e.span)
+        self.emit(O.LOAD_LOCAL, acc)
+        return "int"
+
+    def e_RandomFrom(self, e: A.RandomFrom):
+        t = self.expr(e.source)
+        self.emit(O.RANDOM_FROM)
+        if t == "zone":
+            return "thing"
+        if is_list(t):
+            return elem(t)
+        if t != "any":
+            self.error("E0310", f"'random from' needs a list or zone, but this is {t}", e.source.span)
+        return "any"

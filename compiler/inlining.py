@@ -1,0 +1,240 @@
+"""Conditions compiled as jumps, and small functions compiled in place.
+
+Part of FunctionCompiler (compiler/codegen.py). A condition (if, while,
+require, where, when) becomes jumps, so and/or/not cost no values. A
+function whose body is only `let` and `if C { return V }` lines ending in
+`return V` is compiled at its call sites. The guards of actions and handlers
+are tested where they are offered or emitted, so a call is skipped when
+they fail.
+"""
+from __future__ import annotations
+
+import dataclasses
+from typing import Optional
+
+from runebook.dsl import ast as A
+from runebook.runtime import opcodes as O
+
+from .expressions import _NOT_CONST
+from .purity import fn_reads_only
+
+
+def names_in(node) -> set:
+    """Every bare name an expression mentions (for placing 'require' tests)."""
+    found = set()
+
+    def walk(n):
+        if isinstance(n, A.Name):
+            found.add(n.name)
+        elif isinstance(n, list):
+            for x in n:
+                walk(x)
+        elif isinstance(n, tuple):
+            for x in n:
+                walk(x)
+        elif dataclasses.is_dataclass(n):
+            for f in dataclasses.fields(n):
+                if f.name != "span":
+                    walk(getattr(n, f.name))
+
+    walk(node)
+    return found
+
+
+def _return_chain(body: list):
+    """([(condition, value) or ("let", Let), ...], final value) when a body is
+    only 'let' and 'if C { return V }' lines followed by 'return V' (the shape
+    of most small content functions), else None."""
+    if not body or not isinstance(body[-1], A.Return) or body[-1].value is None:
+        return None
+    cases = []
+    for stmt in body[:-1]:
+        if isinstance(stmt, A.Let):
+            cases.append(("let", stmt))
+            continue
+        if not (isinstance(stmt, A.If) and stmt.orelse is None and len(stmt.branches) == 1):
+            return None
+        cond, block = stmt.branches[0]
+        if len(block) != 1 or not isinstance(block[0], A.Return) or block[0].value is None:
+            return None
+        cases.append((cond, block[0].value))
+    return cases, body[-1].value
+
+
+class Inlining:
+    """Mixin of FunctionCompiler: conditions, inlining and guards."""
+
+    # ---------------------------------------------------------------- conditions as jumps
+
+    def branch_false(self, e, what: str) -> list:
+        """Compile a condition that falls through when true; return the jumps taken when false.
+
+        'and', 'or' and 'not' become jumps instead of values, so a condition
+        costs no DUP/POP and stops at the first deciding operand.
+        """
+        jumps: list = []
+        self._jump_if(e, False, jumps, what)
+        return jumps
+
+    def _jump_if(self, e, when: bool, jumps: list, what: str) -> None:
+        """Emit code that jumps (recording into jumps) when e == when, else falls through."""
+        if isinstance(e, A.Unary) and e.op == "not":
+            self._jump_if(e.operand, not when, jumps, what)
+            return
+        if isinstance(e, A.Binary) and e.op == "not in":
+            self._jump_if(A.Binary("in", e.left, e.right, e.span), not when, jumps, what)
+            return
+        if isinstance(e, A.Binary) and e.op in ("and", "or"):
+            # 'and' is false as soon as one side is; 'or' true as soon as one side is.
+            short_on = e.op == "or"
+            if when == short_on:
+                self._jump_if(e.left, when, jumps, what)
+                self._jump_if(e.right, when, jumps, what)
+            else:
+                skip: list = []
+                self._jump_if(e.left, not when, skip, what)
+                self._jump_if(e.right, when, jumps, what)
+                for at in skip:
+                    self.patch(at)
+            return
+        if isinstance(e, A.Call) and e.name in self.syms.functions and e.name not in self.syms.kinds:
+            fn = self.syms.functions[e.name]
+            self.expect(self._call_script(fn, e, (when, jumps)), "bool", e.span, what)
+            return
+        self.expect(self.expr(e), "bool", e.span, what)
+        jumps.append(self.emit(O.JUMP_IF_TRUE if when else O.JUMP_IF_FALSE, None))
+
+    def patch_all(self, jumps: list, target: Optional[int] = None):
+        for at in jumps:
+            self.patch(at, target)
+
+    def _call_script(self, fn, e: A.Call, jump: Optional[tuple] = None) -> str:
+        """Call a script function, or compile it in place when it is inlinable.
+
+        With jump=(when, jumps) the call is a condition: an inlined body is
+        compiled as jumps too (see _jump_if); otherwise the caller jumps on
+        the returned value.
+        """
+        if self.pure and fn.ret is None:
+            self.error("E0330", f"'{e.name}' is a procedure; this context may only compute a value", e.span)
+        ok = self._arity(e, len(fn.params))
+        inline = ok and self._inlinable(fn)
+        slots = []
+        for i, a in enumerate(e.args):
+            t, slot = self._argument(a, inline)
+            if ok:
+                pname, ptype = fn.params[i]
+                self.expect(t, ptype, a.span, f"argument '{pname}' of '{e.name}'")
+            slots.append(slot)
+        if inline:
+            self._inline(fn, slots, jump)
+        else:
+            # A function that only reads the game is called through the memo: the VM
+            # reuses its result for the same arguments until anything in the game changes.
+            call = O.CALL_MEMO if fn_reads_only(self.syms, fn.name) else O.CALL
+            self.emit(call, (fn.index, len(e.args)))
+            if jump is not None:
+                when, jumps = jump
+                jumps.append(self.emit(O.JUMP_IF_TRUE if when else O.JUMP_IF_FALSE, None))
+        return fn.ret or "none"
+
+    def _argument(self, a, inline: bool) -> tuple:
+        """(type, binding) of an argument. For an inlined call, constants and plain
+        locals are bound in place (no code); anything else is computed (binding None)."""
+        if inline:
+            value = self._constant(a)
+            if value is not _NOT_CONST:
+                t = self._const_type(a)
+                return t, ("const", value)
+            local = self.lookup_local(a.name) if isinstance(a, A.Name) else None
+            if local is not None:
+                return local[1], local[0]
+        return self.expr(a), None
+
+    def _const_type(self, a) -> str:
+        start = len(self.code)
+        t = self.expr(a)  # types the constant the usual way, then drops its code
+        del self.code[start:], self.lines[start:], self.origins[start:]
+        return t
+
+    MAX_INLINE_DEPTH = 3
+
+    def _inlinable(self, fn) -> bool:
+        """A function whose whole body is 'return EXPR' is compiled in place.
+
+        Calls cost a frame and several instructions; content is full of tiny
+        predicates (is_monster, novice, ...), so this is the interpreter's
+        biggest single saving. Behaviour is unchanged: the arguments are still
+        evaluated once, left to right, before the body.
+        """
+        if fn.ret is None or self.inline_depth >= self.MAX_INLINE_DEPTH:
+            return False
+        return _return_chain(fn.decl.body) is not None
+
+    def _inline(self, fn, slots: list, jump: Optional[tuple] = None):
+        for i in reversed(range(len(slots))):
+            if slots[i] is None:  # computed arguments are on the stack, last on top
+                slots[i] = self.hidden(f"{fn.name}.{fn.params[i][0]}")
+                self.emit(O.STORE_LOCAL, slots[i])
+        saved = (self.scopes, self.diags, self.line, self.origin)
+        # Runtime errors in the inlined code name the inlined function and its line.
+        self.inlined.append([fn.name if fn.ret is None else f"fn {fn.name}", fn.decl.span.file])
+        self.origin = len(self.inlined)
+        self.line = fn.decl.body[-1].span.line
+        # Only the parameters are visible: the caller's locals must not shadow the callee's globals.
+        self.scopes = [{pname: (slot, ptype) for (pname, ptype), slot in zip(fn.params, slots)}]
+        self.diags = []  # the body was already checked where it is declared
+        self.inline_depth += 1
+        try:
+            cases, last = _return_chain(fn.decl.body)
+            if jump is not None and not cases:
+                self._jump_if(last, jump[0], jump[1], "a condition")
+            else:
+                self._value_of_cases(cases, last)
+                if jump is not None:
+                    jump[1].append(self.emit(O.JUMP_IF_TRUE if jump[0] else O.JUMP_IF_FALSE, None))
+        finally:
+            self.inline_depth -= 1
+            self.scopes, self.diags, self.line, self.origin = saved
+
+    def _value_of_cases(self, cases: list, last) -> None:
+        """'if c1 { return v1 } ... return vn' as one expression: the first true case wins."""
+        ends = []
+        for cond, value in cases:
+            self.line = value.span.line
+            if cond == "let":
+                t = self.expr(value.value)
+                self.emit(O.STORE_LOCAL, self.declare(value.name, t))
+                continue
+            skips = self.branch_false(cond, "a condition")
+            self.expr(value)
+            ends.append(self.emit(O.JUMP, None))
+            self.patch_all(skips)
+        self.line = last.span.line
+        self.expr(last)
+        self.patch_all(ends)
+
+    def _action_guard(self, info, pslot: int) -> list:
+        params = {p.name for p in info.decl.params}
+        guards = [r for r in info.decl.requires if not (names_in(r) & params)]
+        jumps: list = []
+        for req in guards:
+            jumps += self._guard(req, {"actor": (pslot, "player")})
+        return jumps
+
+    def _guard(self, cond, visible: dict) -> list:
+        """Compile a declaration's condition at a use site, seeing only `visible`.
+
+        Returns the jumps taken when it is false. It was type-checked where it
+        is declared, so diagnostics are not repeated here.
+        """
+        saved = (self.scopes, self.diags, self.pure, self.line)
+        self.scopes = [dict(visible)]
+        self.diags = []
+        self.pure = True
+        jumps: list = []
+        try:
+            self._jump_if(cond, False, jumps, "a condition")
+        finally:
+            self.scopes, self.diags, self.pure, self.line = saved
+        return jumps
