@@ -4,6 +4,10 @@ The checker and the emitter walk the AST together: every expression method
 returns the expression's type and appends the code that computes it. Errors
 become diagnostics (never exceptions) and the walk goes on, typing the bad
 expression as 'any' so one mistake is reported once.
+
+FunctionCompiler is split over three files: this one (plumbing and
+statements), expressions.py (one method per expression) and inlining.py
+(conditions as jumps, small functions compiled in place, guards).
 """
 from __future__ import annotations
 
@@ -19,11 +23,9 @@ from .declarations import keyword_name
 from .purity import reads_only
 from .peephole import optimise
 from .symbols import Symbols
-from .types import TypeSpace, elem, is_event, is_list
-
 from .expressions import Expressions, a_type
 from .inlining import Inlining, names_in
-
+from .types import TypeSpace, elem, is_event, is_list
 
 __all__ = ["FunctionCompiler", "a_type", "names_in"]
 
@@ -35,7 +37,7 @@ class _Loop:
 
 
 class FunctionCompiler(Expressions, Inlining):
-
+    """Compiles one function body: params and locals, statements, the line table."""
 
     def __init__(self, syms: Symbols, types: TypeSpace, diags: list, name: str, file: str,
                  ret: Optional[str] = None, pure: bool = False, in_handler: Optional[str] = None,
