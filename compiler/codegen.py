@@ -62,6 +62,7 @@ class FunctionCompiler(Expressions, Inlining):
         self.line = 0
         self.return_value = None  # what a bare 'return' and the end give back (actions: their name)
         self.inline_depth = 0
+        self.field_cache: dict = {}  # (name, field) -> (slot, type) read once at an emit site
 
     # ---------------------------------------------------------------- plumbing
 

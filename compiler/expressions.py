@@ -5,6 +5,8 @@ expression's type and appends the code that computes it.
 """
 from __future__ import annotations
 
+import dataclasses
+
 
 from runebook.dsl import ast as A
 from runebook.dsl.diagnostics import did_you_mean
@@ -34,6 +36,18 @@ def a_type(t: str) -> str:
 
 
 _NOT_CONST = object()
+
+
+def _walk(node):
+    """Every AST node under node (lists included), depth first."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, (list, tuple)):
+            stack.extend(n)
+        elif dataclasses.is_dataclass(n):
+            yield n
+            stack.extend(getattr(n, f.name) for f in dataclasses.fields(n) if f.name != "span")
 
 
 class Expressions:
@@ -482,23 +496,66 @@ class Expressions:
         # Run the handlers, best priority first, unless one cancels.
         handlers = self.syms.handlers.get(e.event, [])
         if handlers:
-            ev = self.hidden("event")
-            self.emit(O.STORE_LOCAL, ev)
-            exits = []
+            self._run_handlers(e.event, handlers, dict(params))
+        return f"event:{e.event}"
+
+    def _run_handlers(self, event: str, handlers: list, params: dict) -> None:
+        """Call each handler whose 'when' holds, best priority first, until one cancels.
+
+        Most handlers belong to one hero or card: their 'when' is tested here and
+        the call skipped when it fails. Fields no handler can change (typically
+        event.player) are read once into locals the guards share, so a run of
+        guards on one player's variable becomes a single SWITCH_VAR.
+        """
+        ev = self.hidden("event")
+        self.emit(O.STORE_LOCAL, ev)
+        shared = self._fixed_event_fields(handlers, params)
+        cache = {}
+        for field in shared:
+            cache[("event", field)] = (self.hidden(f"event.{field}"), params[field])
+            self.emit(O.LOCAL_EVENT_FIELD, (ev, field))
+            self.emit(O.STORE_LOCAL, cache[("event", field)][0])
+        exits = []
+        saved, self.field_cache = self.field_cache, cache
+        try:
             for i, h in enumerate(handlers):
+                skip = self._guard(h.decl.when, {"event": (ev, f"event:{event}")}) if h.decl.when else []
                 if i:  # a fresh event is never cancelled: the first handler needs no test
                     exits.append(self.emit(O.JUMP_IF_CANCELLED, (ev, None)))
-                # Most handlers belong to one hero or card: test 'when' here and
-                # skip the call when it does not apply.
-                skip = self._guard(h.decl.when, {"event": (ev, f"event:{e.event}")}) if h.decl.when else []
                 self.emit(O.LOAD_LOCAL, ev)
                 self.emit(O.CALL, (h.fn_index, 1))
                 self.emit(O.POP)
                 self.patch_all(skip)
-            for at in exits:
-                self.patch(at)
-            self.emit(O.LOAD_LOCAL, ev)
-        return f"event:{e.event}"
+        finally:
+            self.field_cache = saved
+        for at in exits:
+            self.patch(at)
+        self.emit(O.LOAD_LOCAL, ev)
+
+    def _fixed_event_fields(self, handlers: list, params: dict) -> list:
+        """Fields the handlers' guards read and no handler can change.
+
+        A handler changes a field by assigning 'event.FIELD'; one that uses the
+        event any other way than 'event.FIELD' (hands it to a script, keeps it in a
+        variable) might change any, so then none is shared.
+        """
+        read, assigned = [], set()
+        for h in handlers:
+            nodes = list(_walk(h.decl.body))
+            bare = sum(1 for n in nodes if isinstance(n, A.Name) and n.name == "event")
+            as_field = sum(1 for n in nodes if isinstance(n, A.Field) and isinstance(n.obj, A.Name)
+                           and n.obj.name == "event")
+            if bare != as_field:
+                return []
+            for node in nodes:
+                if isinstance(node, A.Assign) and isinstance(node.target, A.Field) \
+                        and isinstance(node.target.obj, A.Name) and node.target.obj.name == "event":
+                    assigned.add(node.target.name)
+            for node in _walk(h.decl.when):
+                if isinstance(node, A.Field) and isinstance(node.obj, A.Name) and node.obj.name == "event" \
+                        and node.name in params and node.name not in read:
+                    read.append(node.name)
+        return [f for f in read if f not in assigned]
 
     def e_Quant(self, e: A.Quant):
         kind = e.kind

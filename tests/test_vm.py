@@ -308,3 +308,24 @@ def test_deeply_nested_values_are_a_script_error():
 def test_a_clean_run_of_the_limits_pack():
     result, match = run("limits", case="fine")
     assert said(match) == ["done"] and result.scores == [0]
+
+
+def test_a_handler_sees_a_field_changed_by_an_earlier_handler(tmp_path):
+    """Guards at an emit site share fields no handler changes; a field that one
+    handler changes must be read fresh by the next handler's 'when'."""
+    from runebook.compiler.pack import compile_pack
+
+    (tmp_path / "pack.yaml").write_text('name: t\ntitle: T\nversion: "1"\nplayers: {min: 2, max: 2}\n')
+    (tmp_path / "main.rune").write_text("\n".join([
+        "var hits: int per player = 0",
+        "event hit(who: player, by: player)",
+        "on hit priority 10 when event.who.seat == 1 { event.who = players[1] }",
+        "on hit when event.who.seat == 2 and event.by.seat == 1 { event.who.hits += 1 }",
+        "on hit when event.who.seat == 1 { event.who.hits += 100 }",
+        "proc play() { let e = emit hit(who: players[0], by: players[0]) }",
+        "fn score(p: player) -> int { return p.hits }",
+        ""]))
+    program, diags, _ = compile_pack(str(tmp_path))
+    assert program is not None, [str(d) for d in diags]
+    result = Match(program, [FirstAgent(), FirstAgent()], 1, {}, 2).run()
+    assert result.scores == [0, 1]
