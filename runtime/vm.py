@@ -214,10 +214,11 @@ class VM:
                         stack[-1] = stack[-1] in (b.items if type(b) is Zone else b)
                     elif op == 19:  # LOCAL_PLAYER_VAR
                         stack.append(locs[arg[0]].vars[arg[1]])
-                    elif op == 20:  # CALL_MEMO
+                    elif op == 20 or op == 21:  # CALL_MEMO, CALL
                         fn_index, argc = arg
-                        key = (fn_index, *stack[len(stack) - argc:])
-                        if key in memo:
+                        # CALL_MEMO: a read-only function; reuse its result while the game is unchanged
+                        key = (fn_index, *stack[len(stack) - argc:]) if op == 20 else None
+                        if key is not None and key in memo:
                             if argc:
                                 del stack[-argc:]
                             stack.append(memo[key])
@@ -232,20 +233,6 @@ class VM:
                             del stack[-argc:]
                         frame.pc = pc
                         frame = Frame(self.functions[fn_index], args, key)
-                        frames.append(frame)
-                        code, pc, stack, locs = frame.fn.code, 0, frame.stack, frame.locals
-                    elif op == 21:  # CALL
-                        fn_index, argc = arg
-                        steps -= 1
-                        if steps < 0:
-                            raise _OutOfSteps()
-                        if len(frames) > 200:
-                            raise ScriptFault("scripts call each other more than 200 deep (runaway recursion?)")
-                        args = stack[len(stack) - argc:] if argc else ()
-                        if argc:
-                            del stack[-argc:]
-                        frame.pc = pc
-                        frame = Frame(self.functions[fn_index], args)
                         frames.append(frame)
                         code, pc, stack, locs = frame.fn.code, 0, frame.stack, frame.locals
                     elif op == 22:  # SWITCH_VAR
@@ -297,6 +284,7 @@ class VM:
                         b = stack.pop()
                         stack[-1] = stack[-1] == b
                     elif op == 40:  # FOR_ITER
+                        # the same step as FOR_ITER_LOAD, written twice: each lives in its own dispatch range
                         items_slot, index_slot, var_slot, end = arg
                         items = locs[items_slot]
                         i = locs[index_slot]
