@@ -78,6 +78,10 @@ class Inlining:
 
     def _jump_if(self, e, when: bool, jumps: list, what: str) -> None:
         """Emit code that jumps (recording into jumps) when e == when, else falls through."""
+        if isinstance(e, A.BoolLit):  # a constant decides at compile time
+            if e.value == when:
+                jumps.append(self.emit(O.JUMP, None))
+            return
         if isinstance(e, A.Unary) and e.op == "not":
             self._jump_if(e.operand, not when, jumps, what)
             return
@@ -190,15 +194,31 @@ class Inlining:
         self.inline_depth += 1
         try:
             cases, last = _return_chain(fn.decl.body)
-            if jump is not None and not cases:
-                self._jump_if(last, jump[0], jump[1], "a condition")
-            else:
+            if jump is None:
                 self._value_of_cases(cases, last)
-                if jump is not None:
-                    jump[1].append(self.emit(O.JUMP_IF_TRUE if jump[0] else O.JUMP_IF_FALSE, None))
+            else:
+                self._jump_of_cases(cases, last, *jump)
         finally:
             self.inline_depth -= 1
             self.scopes, self.diags, self.line, self.origin = saved
+
+    def _jump_of_cases(self, cases: list, last, when: bool, jumps: list) -> None:
+        """The cases of an inlined condition, compiled as jumps: each returned value
+        jumps (or not) by itself, so 'return false' costs nothing."""
+        ends = []
+        for cond, value in cases:
+            self.line = value.span.line
+            if cond == "let":
+                t = self.expr(value.value)
+                self.emit(O.STORE_LOCAL, self.declare(value.name, t))
+                continue
+            skips = self.branch_false(cond, "a condition")
+            self._jump_if(value, when, jumps, "a condition")
+            ends.append(self.emit(O.JUMP, None))
+            self.patch_all(skips)
+        self.line = last.span.line
+        self._jump_if(last, when, jumps, "a condition")
+        self.patch_all(ends)
 
     def _value_of_cases(self, cases: list, last) -> None:
         """'if c1 { return v1 } ... return vn' as one expression: the first true case wins."""
