@@ -69,7 +69,9 @@ class Frame:
     def __init__(self, fn, args, memo_key=None):
         self.fn = fn
         self.pc = 0
-        self.locals = list(args) + [None] * (fn.nlocals - len(args))
+        locs = [None] * fn.nlocals  # one allocation: the parameters are the first locals
+        locs[:len(args)] = args
+        self.locals = locs
         self.stack: list = []
         self.memo_key = memo_key  # set by CALL_MEMO: the result is remembered on return
 
