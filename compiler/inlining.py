@@ -195,33 +195,20 @@ class Inlining:
         try:
             cases, last = _return_chain(fn.decl.body)
             if jump is None:
-                self._value_of_cases(cases, last)
+                self._compile_cases(cases, last, self.expr)
             else:
-                self._jump_of_cases(cases, last, *jump)
+                when, jumps = jump
+                self._compile_cases(cases, last, lambda v: self._jump_if(v, when, jumps, "a condition"))
         finally:
             self.inline_depth -= 1
             self.scopes, self.diags, self.line, self.origin = saved
 
-    def _jump_of_cases(self, cases: list, last, when: bool, jumps: list) -> None:
-        """The cases of an inlined condition, compiled as jumps: each returned value
-        jumps (or not) by itself, so 'return false' costs nothing."""
-        ends = []
-        for cond, value in cases:
-            self.line = value.span.line
-            if cond == "let":
-                t = self.expr(value.value)
-                self.emit(O.STORE_LOCAL, self.declare(value.name, t))
-                continue
-            skips = self.branch_false(cond, "a condition")
-            self._jump_if(value, when, jumps, "a condition")
-            ends.append(self.emit(O.JUMP, None))
-            self.patch_all(skips)
-        self.line = last.span.line
-        self._jump_if(last, when, jumps, "a condition")
-        self.patch_all(ends)
+    def _compile_cases(self, cases: list, last, value_code) -> None:
+        """'let ...; if c1 { return v1 } ... return vn': the first true case wins.
 
-    def _value_of_cases(self, cases: list, last) -> None:
-        """'if c1 { return v1 } ... return vn' as one expression: the first true case wins."""
+        value_code compiles one returned value: as a value (self.expr), or, when
+        the call is a condition, as jumps, so 'return false' costs nothing.
+        """
         ends = []
         for cond, value in cases:
             self.line = value.span.line
@@ -230,11 +217,11 @@ class Inlining:
                 self.emit(O.STORE_LOCAL, self.declare(value.name, t))
                 continue
             skips = self.branch_false(cond, "a condition")
-            self.expr(value)
+            value_code(value)
             ends.append(self.emit(O.JUMP, None))
             self.patch_all(skips)
         self.line = last.span.line
-        self.expr(last)
+        value_code(last)
         self.patch_all(ends)
 
     def _action_guard(self, info, pslot: int) -> list:
