@@ -31,10 +31,6 @@ class Format(str, Enum):
     json = "json"
 
 
-class Engine(str, Enum):
-    interp = "interp"
-
-
 def _version(value: bool) -> None:
     if value:
         from runebook import __version__
@@ -127,7 +123,6 @@ def play(
     option: OptionOpt = None,
     log: Annotated[Optional[Path], typer.Option("--log", help="Write every event as JSON lines, for replay.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print only the result, as one JSON object.")] = False,
-    engine: Annotated[Engine, typer.Option("--engine", help="Execution engine.")] = Engine.interp,
 ) -> None:
     """Play one match (use --agents human to play yourself)."""
     from .commands_play import play as run
