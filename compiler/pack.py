@@ -37,6 +37,18 @@ class PackSource:
     def name(self) -> str:
         return str(self.manifest.get("name", self.root.name))
 
+    def add_sources(self, paths: list) -> None:
+        """Append source files in order, each once."""
+        known = {p for _, p in self.sources}
+        for p in paths:
+            if p not in known:
+                known.add(p)
+                self.sources.append((_display(p, self.root), p))
+
+
+def _files(root: Path, pattern: str) -> list:
+    return sorted(p for p in root.glob(pattern) if p.is_file())
+
 
 # ---------------------------------------------------------------- locating packs
 def content_root() -> Path:
@@ -119,10 +131,8 @@ def read_pack(root: Path, diags: list, _stack: tuple = (), check: bool = True) -
         sub = read_pack(target, diags, (*_stack, here), check)
         if sub is not None:
             pack.sources.extend(sub.sources)
-    patterns = manifest.get("sources", ["**/*.rune"])
-    seen = set()
-    for i, pattern in enumerate(patterns):
-        matches = sorted(p for p in root.glob(pattern) if p.is_file())
+    for i, pattern in enumerate(manifest.get("sources", ["**/*.rune"])):
+        matches = _files(root, pattern)
         outside = [p for p in matches if not p.resolve().is_relative_to(here)]
         if outside:
             # Other packs are shared with 'include:', which has a manifest of its own.
@@ -133,12 +143,9 @@ def read_pack(root: Path, diags: list, _stack: tuple = (), check: bool = True) -
         if not matches and not outside:
             diags.append(Diagnostic("E0415", f"source pattern '{pattern}' matches no file",
                                     locate(manifest, ["sources", i], mfile)))
-        for p in matches:
-            if p not in seen:
-                seen.add(p)
-                pack.sources.append((_display(p, root), p))
+        pack.add_sources(matches)
     for pattern in manifest.get("tests", ["tests/**/*.yaml"]):
-        pack.tests.extend(sorted(p for p in root.glob(pattern) if p.is_file()))
+        pack.tests.extend(_files(root, pattern))
     return pack
 
 
@@ -229,11 +236,23 @@ def compile_pack(name_or_path: str) -> tuple:
         root = find_pack(name_or_path)
     except ContentError as err:
         return None, err.diagnostics, None
+    try:
+        pack, phash = _read_and_hash(root, diags)
+    except ContentError as err:
+        return None, err.diagnostics, None
+    program, _, _ = compile_source(pack, diags, phash)
+    return program, diags, pack
+
+
+def _read_and_hash(root: Path, diags: list) -> tuple:
+    """(PackSource, content hash); ContentError when the pack cannot be read."""
     pack = read_pack(root, diags)
     if pack is None:
-        return None, diags, None
-    program, _, _ = compile_source(pack, diags, pack_hash(pack))
-    return program, diags, pack
+        raise ContentError(diags)
+    try:
+        return pack, pack_hash(pack)
+    except OSError as err:
+        raise ContentError([Diagnostic("E0102", f"cannot read the pack's files: {err}")]) from None
 
 
 def _manifest_key(root: Path) -> Path:
@@ -262,20 +281,16 @@ def _remembered_pack(root: Path) -> Optional[PackSource]:
         return None
     entry = json.loads(key.read_text())
     pack = PackSource(root, {"name": entry["name"]}, _display(root / MANIFEST, root))
-    seen = set()
     for pattern in entry["sources"]:
-        for p in sorted(p for p in root.glob(pattern) if p.is_file()):
-            if p not in seen:
-                seen.add(p)
-                pack.sources.append((_display(p, root), p))
+        pack.add_sources(_files(root, pattern))
     return pack
 
 
 def _cache_file(name: str, phash: str) -> Path:
     from runebook.paths import cache_dir
+    from runebook.runtime.opcodes import TABLE_DIGEST
     folder = cache_dir() / "packs"
     folder.mkdir(parents=True, exist_ok=True)
-    from runebook.runtime.opcodes import TABLE_DIGEST
     return folder / f"{name}-{phash[:20]}-{ENGINE_VERSION}-{TABLE_DIGEST}.json"
 
 
@@ -300,15 +315,9 @@ def load_program(name_or_path: str, use_cache: bool = True):
         except Exception:  # noqa: BLE001 - a damaged entry or odd manifest: compile properly below
             pass
     diags: list = []
-    pack = read_pack(root, diags)
-    if pack is None:
-        raise ContentError(diags)
+    pack, phash = _read_and_hash(root, diags)
     if use_cache:
         _remember_pack(pack)
-    try:
-        phash = pack_hash(pack)
-    except OSError as err:
-        raise ContentError([Diagnostic("E0102", f"cannot read the pack's files: {err}")]) from None
     cached = _cache_file(pack.name, phash) if use_cache else None
     program, _, _ = compile_source(pack, diags, phash)
     if program is None:
