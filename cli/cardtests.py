@@ -84,14 +84,12 @@ class _Suite:
     """One pack compiled from source (card tests need its symbol table)."""
 
     def __init__(self, pack_ref: str):
-        from runebook.compiler.pack import compile_source, find_pack, pack_hash, read_pack
+        from runebook.compiler.pack import compile_source, find_pack, read_and_hash
 
         diags: list = []
         root = find_pack(pack_ref)
-        pack = read_pack(root, diags)
-        if pack is None:
-            raise ContentError(diags)
-        program, syms, types = compile_source(pack, diags, pack_hash(pack))
+        pack, phash = read_and_hash(root, diags)
+        program, syms, types = compile_source(pack, diags, phash)
         if program is None:
             raise ContentError([d for d in diags if d.severity == "error"])
         self.root = root

@@ -237,14 +237,14 @@ def compile_pack(name_or_path: str) -> tuple:
     except ContentError as err:
         return None, err.diagnostics, None
     try:
-        pack, phash = _read_and_hash(root, diags)
+        pack, phash = read_and_hash(root, diags)
     except ContentError as err:
         return None, err.diagnostics, None
     program, _, _ = compile_source(pack, diags, phash)
     return program, diags, pack
 
 
-def _read_and_hash(root: Path, diags: list) -> tuple:
+def read_and_hash(root: Path, diags: list) -> tuple:
     """(PackSource, content hash); ContentError when the pack cannot be read."""
     pack = read_pack(root, diags)
     if pack is None:
@@ -315,7 +315,7 @@ def load_program(name_or_path: str, use_cache: bool = True):
         except Exception:  # noqa: BLE001 - a damaged entry or odd manifest: compile properly below
             pass
     diags: list = []
-    pack, phash = _read_and_hash(root, diags)
+    pack, phash = read_and_hash(root, diags)
     if use_cache:
         _remember_pack(pack)
     cached = _cache_file(pack.name, phash) if use_cache else None
