@@ -14,7 +14,6 @@ from runebook.dsl.span import Span
 from runebook.runtime import builtins as B
 from runebook.runtime import opcodes as O
 
-from .purity import RANDOM_BUILTINS
 from .types import elem, is_event, is_list, list_of
 
 THING_ATTRS = {"face": ("str", O.THING_FACE), "entry": ("str", O.THING_ENTRY),
@@ -24,8 +23,6 @@ COMPARE = {"==": O.EQ, "!=": O.NE, "<": O.LT, "<=": O.LE, ">": O.GT, ">=": O.GE}
 
 # What each context forbids: ratings and requirements must be pure questions.
 PURE_FORBIDDEN = (A.Choose, A.Act, A.Create, A.Emit, A.RandomFrom)
-# Builtins that draw from the match's RNG: a rating or requirement must not move it.
-IMPURE_BUILTINS = RANDOM_BUILTINS
 
 
 def a_type(t: str) -> str:
@@ -274,7 +271,7 @@ class Expressions:
         return True
 
     def _call_builtin(self, b: B.Builtin, e: A.Call) -> str:
-        if self.pure and b.name in IMPURE_BUILTINS:
+        if self.pure and b.draws_random:  # a rating or requirement must not move the match's RNG
             self.error("E0330", f"'{b.name}' draws a random number; this context may only compute a value",
                        e.span)
         ok = self._arity(e, len(b.params))

@@ -13,11 +13,11 @@ from __future__ import annotations
 import dataclasses
 
 from runebook.dsl import ast as A
+from runebook.runtime.builtins import RANDOM as RANDOM_BUILTINS  # builtins that draw from the match RNG
 
 # Statements and expressions that change the game or draw from its RNG.
 _CHANGES = (A.Move, A.Destroy, A.Roll, A.Shuffle, A.Cancel,
             A.Choose, A.Act, A.Create, A.Emit, A.RandomFrom)
-RANDOM_BUILTINS = frozenset({"random_int"})  # builtins that draw from the match RNG
 
 
 def reads_only(syms, node) -> bool:

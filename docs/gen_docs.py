@@ -66,10 +66,9 @@ def _signature(b) -> str:
 
 
 def builtins_markdown() -> str:
-    from runebook.compiler.expressions import IMPURE_BUILTINS
     from runebook.runtime.builtins import BUILTINS
 
-    random_ones = ", ".join(f"`{b.name}`" for b in BUILTINS if b.name in IMPURE_BUILTINS) or "none"
+    random_ones = ", ".join(f"`{b.name}`" for b in BUILTINS if b.draws_random) or "none"
     lines = [
         _NOTICE.format(source="runtime/builtins.py"),
         "",

@@ -27,6 +27,7 @@ class Builtin:
     doc: str
     example: str
     impl: Callable
+    draws_random: bool = False  # uses world.rng: forbidden where only a question may be asked
 
 
 def _items(coll):
@@ -132,11 +133,12 @@ BUILTINS: tuple[Builtin, ...] = (
     Builtin("with_entry", ("coll[T]", "str"), "list[T]", "The things in a list or zone made from an entry.",
             "with_entry(hand of p, potion_card)", _with_entry),
     Builtin("random_int", ("int", "int"), "int", "A random integer between two bounds, both included.",
-            "random_int(1, 6)", _random_int),
+            "random_int(1, 6)", _random_int, draws_random=True),
     Builtin("text", ("any",), "str", "A value as narration text.", "text(p)", _text),
     Builtin("is_die", ("thing",), "bool", "Whether a thing is a die (has faces).", "is_die(t)",
             lambda w, t: w.is_die(t)),
 )
 
 BY_NAME: dict[str, Builtin] = {b.name: b for b in BUILTINS}
+RANDOM: frozenset = frozenset(b.name for b in BUILTINS if b.draws_random)
 INDEX: dict[str, int] = {b.name: i for i, b in enumerate(BUILTINS)}
