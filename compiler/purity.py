@@ -22,13 +22,12 @@ _CHANGES = (A.Move, A.Destroy, A.Roll, A.Shuffle, A.Cancel,
 
 def reads_only(syms, node) -> bool:
     """True when evaluating `node` (an expression or statements) cannot change the game."""
-    cache = syms.__dict__.setdefault("_reads_only_fns", {})
-    return _walk(syms, node, cache)
+    return _walk(syms, node, syms.reads_only)
 
 
 def fn_reads_only(syms, name: str) -> bool:
     """True when calling the function cannot change the game (so its result may be remembered)."""
-    return _fn_reads_only(syms, name, syms.__dict__.setdefault("_reads_only_fns", {}))
+    return _fn_reads_only(syms, name, syms.reads_only)
 
 
 def _fn_reads_only(syms, name: str, cache: dict) -> bool:
