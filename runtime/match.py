@@ -10,7 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable, Optional
 
-from .vm import VM, DEFAULT_BUDGET
+from .fastvm import make_vm
+from .vm import DEFAULT_BUDGET
 from .world import World
 
 
@@ -31,7 +32,8 @@ def start_event(program, seed, options, n_players, agents) -> dict:
 
 class Match:
     def __init__(self, program, agents: list, seed: int, options: dict, n_players: int,
-                 record: bool = False, on_event: Optional[Callable] = None, budget: int = DEFAULT_BUDGET):
+                 record: bool = False, on_event: Optional[Callable] = None, budget: int = DEFAULT_BUDGET,
+                 engine: str = "fast"):
         self.program = program
         self.agents = agents
         self.seed = seed
@@ -39,7 +41,7 @@ class Match:
         self.n_players = n_players
         self.world = World(program, seed, options, n_players)
         self.world.quiet = not (record or on_event is not None)
-        self.vm = VM(program, self.world, budget)
+        self.vm = make_vm(engine, program, self.world, budget)
         self.record = record or on_event is not None
         self.on_event = on_event
         self.events: list = []

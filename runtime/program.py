@@ -74,6 +74,9 @@ class Program:
     actions: list                 # [Action]
     groups: dict                  # group -> [action index]
     policies: dict                # name -> {"action": {action index: fn}, "choice": {tag: fn}}
+    # What a backend derives from the program (the fast path's compiled module); never
+    # serialised, and shared by copies made with dataclasses.replace (card tests).
+    runtime_cache: dict = field(default_factory=dict, repr=False, compare=False)
 
     # ---------------------------------------------------------------- serialisation
     def to_json(self) -> str:

@@ -1,0 +1,681 @@
+"""The fast path's translator: a compiled pack's bytecode as Python source.
+
+Each script function becomes one Python function (`f12` for function 12).
+Its locals become Python locals (`l3`), the operand stack becomes expressions
+(`l3.vars[2] + 1`) that are stored in stack variables (`_s0`, `_s1`) only
+where the stack outlives a basic block, and jumps become `if`/`while`
+(runtime/structure.py). A function that can reach a decision is a generator:
+a decision is a `yield`, a call of such a function a `yield from`.
+
+Behaviour is the interpreter's, to the step (runtime/vm.py is the reference):
+  * operands are evaluated in the order the bytecode pushed them: a pending
+    expression is stored before any statement runs, so draws from the RNG,
+    failures and reads of the game happen in the same order;
+  * steps are spent where the interpreter spends them (backward jumps, loop
+    steps, calls that are not remembered) from the global `_steps`;
+  * a generated line never mixes instructions from two source lines, so a
+    failure maps back (through `line_pcs`) to the instruction, and to the
+    same `file:line`, the interpreter would name.
+
+Safety: content text only ever appears as repr()-ed constants; every name in
+the source is made here (`f`, `l`, `_s` plus a number, or a fixed helper
+name); the only attributes used are those in ATTRIBUTES (tests/test_fastpath.py
+checks the generated source against it); the code runs without builtins,
+given only the helpers in runtime/fastvm.py.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from . import opcodes as O
+from .structure import Arm, Block, Unstructured, dispatch, structure
+
+TRANSLATOR_VERSION = 1
+MAX_DEPTH = 200  # the interpreter's limit on nested script calls
+
+# Every attribute the generated code may touch (checked by a test on every pack).
+ATTRIBUTES = frozenset({"vars", "face", "entry", "zone", "owner", "seat", "items", "fields",
+                        "cancelled", "append", "clear", "get", "move", "destroy", "roll",
+                        "shuffle", "set_face", "create", "random_from", "narration", "quiet"})
+
+_BRANCHES = {O.JUMP, O.JUMP_IF_FALSE, O.JUMP_IF_TRUE, O.JUMP_IF_NE_CONST, O.JUMP_IF_EQ_CONST,
+             O.JUMP_IF_VAR_NE, O.JUMP_IF_CANCELLED, O.SKIP_IF_QUIET, O.FOR_ITER, O.FOR_ITER_LOAD,
+             O.SWITCH_VAR, O.RETURN}
+
+STEP = "_steps -= 1\nif _steps < 0: _oos()"
+CLEAR_MEMO = "if _M: _M.clear()"
+
+# Kinds of values on the symbolic stack
+CONST, LOCAL, SLOT, STABLE, EXPR = range(5)
+
+
+def branch_targets(code: list, pc: int) -> list:
+    """Where the instruction at pc may go next (empty for RETURN)."""
+    op, arg = code[pc]
+    nxt = pc + 1
+    if op == O.RETURN:
+        return []
+    if op == O.JUMP:
+        return [arg]
+    if op in (O.JUMP_IF_FALSE, O.JUMP_IF_TRUE, O.SKIP_IF_QUIET):
+        return [nxt, arg]
+    if op in (O.JUMP_IF_NE_CONST, O.JUMP_IF_EQ_CONST, O.JUMP_IF_CANCELLED):
+        return [nxt, arg[1]]
+    if op == O.JUMP_IF_VAR_NE:
+        return [nxt, arg[3]]
+    if op in (O.FOR_ITER, O.FOR_ITER_LOAD):
+        return [nxt, arg[3]]
+    if op == O.SWITCH_VAR:
+        return [nxt if t == pc else t for t in arg[2].values()] + [arg[3]]
+    return [nxt]
+
+
+def _const(value) -> str:
+    text = repr(value)
+    return f"({text})" if text.startswith("-") else text
+
+
+# ------------------------------------------------------------------ one basic block
+class _BlockWriter:
+    """Translates one basic block, keeping the operand stack as Python expressions."""
+
+    def __init__(self, fn, ctx: "_Context", depth: int):
+        self.fn = fn
+        self.ctx = ctx
+        self.stack = [(f"_s{i}", SLOT, None) for i in range(depth)]
+        self.stmts: list = []
+        self.arms: list = []
+        self.pc = 0
+        self.key = None
+
+    # ---- the symbolic stack
+    def push(self, text: str, kind: int = EXPR, ref=None) -> None:
+        self.stack.append((text, kind, ref))
+
+    def pop(self) -> str:
+        return self.stack.pop()[0]
+
+    def pop_item(self):
+        return self.stack.pop()
+
+    def pops(self, n: int) -> list:
+        if not n:
+            return []
+        items = [t for t, _, _ in self.stack[-n:]]
+        del self.stack[-n:]
+        return items
+
+    def _emit(self, text: str) -> None:
+        self.stmts.append((text, self.pc))
+
+    def _store(self, positions: list) -> None:
+        """Evaluate the items at these stack positions into their stack variables, in order."""
+        if not positions:
+            return
+        names = [f"_s{i}" for i in positions]
+        values = [self.stack[i][0] for i in positions]
+        self._emit(f"{', '.join(names)} = {', '.join(values)}")
+        for i in positions:
+            self.stack[i] = (f"_s{i}", SLOT, None)
+
+    def flush(self) -> None:
+        """Evaluate every pending expression: something with an effect is about to run."""
+        self._store([i for i, (_, kind, _) in enumerate(self.stack) if kind == EXPR])
+
+    def flush_local(self, slot: int) -> None:
+        """Local `slot` is about to change: stack items that read it must be evaluated first."""
+        self._store([i for i, (_, kind, ref) in enumerate(self.stack) if kind == LOCAL and ref == slot])
+
+    def stmt(self, *lines: str) -> None:
+        self.flush()
+        for line in lines:
+            self._emit(line)
+
+    def next_slot(self) -> str:
+        """The stack variable the next pushed value would occupy."""
+        return f"_s{len(self.stack)}"
+
+    def result(self, *lines: str) -> None:
+        """Statements whose value (assigned to next_slot()) is pushed: calls, decisions."""
+        slot = self.next_slot()
+        self.stmt(*lines)
+        self.push(slot, SLOT)
+
+    def target(self, text: str, kind: int) -> str:
+        """An assignment target must be evaluated before the value, as the bytecode did."""
+        if kind == EXPR:
+            self._emit(f"_u = {text}")
+            return "_u"
+        return text
+
+    # ---- terminators
+    def branch(self, cond: str, target: int, other: int) -> None:
+        self.end_block()
+        self.arms = [Arm(cond, self.pc, [], target), Arm(None, self.pc, [], other)]
+
+    def end_block(self) -> None:
+        self._store([i for i, (text, _, _) in enumerate(self.stack) if text != f"_s{i}"])
+
+
+class _Context:
+    """What the translation of one function needs to know about the whole program."""
+
+    def __init__(self, program, generators: set, track_depth: bool):
+        self.program = program
+        self.generators = generators
+        self.track_depth = track_depth
+        self.kinds = {k: tuple(v) for k, v in program.kinds.items()}
+        self.builtins_used: set = set()
+
+    def classify(self, index: int) -> None:
+        """Decide for a function added after analyse() (a card test's step) whether it is a generator."""
+        fn = self.program.functions[index]
+        if any(op in (O.DECIDE, O.DECIDE_ACTION, O.PERFORM) for op, _ in fn.code) or \
+                any(t in self.generators for t in _callees(fn)):
+            self.generators.add(index)
+        else:
+            self.generators.discard(index)
+
+
+# ------------------------------------------------------------------ opcode translations
+def _binary(symbol: str):
+    def emit(w: _BlockWriter, arg) -> None:
+        b = w.pop()
+        a = w.pop()
+        w.push(f"({a} {symbol} {b})")
+    return emit
+
+
+def _helper2(name: str):
+    def emit(w: _BlockWriter, arg) -> None:
+        b = w.pop()
+        a = w.pop()
+        w.push(f"{name}({a}, {b})")
+    return emit
+
+
+def _unary(template: str):
+    def emit(w: _BlockWriter, arg) -> None:
+        w.push(template.format(x=w.pop(), arg=arg))
+    return emit
+
+
+def _unary_const(template: str):
+    def emit(w: _BlockWriter, arg) -> None:
+        w.push(template.format(x=w.pop(), arg=_const(arg)))
+    return emit
+
+
+def _mutation(template: str, n: int):
+    """An effect on the game: operands popped, the memo cleared, one statement."""
+    def emit(w: _BlockWriter, arg) -> None:
+        args = w.pops(n)
+        w.stmt(CLEAR_MEMO, template.format(*args, arg=arg))
+    return emit
+
+
+def _set_var(template: str, clears_memo: bool = True):
+    def emit(w: _BlockWriter, arg) -> None:
+        value = w.pop_item()
+        owner = w.pop_item()
+        w.flush()
+        target = w.target(owner[0], owner[1])
+        lines = ([CLEAR_MEMO] if clears_memo else []) + [template.format(target, value[0], arg=_const(arg))]
+        w.stmt(*lines)
+    return emit
+
+
+def _field(ev: str, field: str) -> str:
+    return f"{ev}.cancelled" if field == "cancelled" else f"{ev}.fields[{_const(field)}]"
+
+
+def _load_local(w, slot):
+    w.push(f"l{slot}", LOCAL, slot)
+
+
+def _load_local2(w, arg):
+    _load_local(w, arg[0])
+    _load_local(w, arg[1])
+
+
+def _store_local(w, slot):
+    value = w.pop()
+    w.flush_local(slot)
+    w.stmt(f"l{slot} = {value}")
+
+
+def _store_load(w, arg):
+    _store_local(w, arg[0])
+    _load_local(w, arg[1])
+
+
+def _zone(w, z):
+    w.push(f"_Z[{z}]", STABLE)
+
+
+def _entries(w, kind):
+    values = w.ctx.kinds.get(kind)
+    w.push(_const(values) if values is not None else f"_KIND[{_const(kind)}]", CONST if values is not None else EXPR)
+
+
+def _in(w, arg):
+    b_text, b_kind, _ = w.pop_item()
+    a = w.pop()
+    if b_kind == STABLE and b_text.startswith("_Z["):
+        w.push(f"({a} in {b_text}.items)")
+    elif b_kind == CONST:
+        w.push(f"({a} in {b_text})")
+    else:
+        w.push(f"({a} in (_t.items if _type(_t := {b_text}) is _Zone else _t))")
+
+
+def _to_list(w, arg):
+    w.push(f"(_tuple(_t.items) if _type(_t := {w.pop()}) is _Zone else _t)")
+
+
+def _build_list(w, n):
+    items = w.pops(n)
+    w.push(f"({', '.join(items)},)" if items else "()", EXPR if items else CONST)
+
+
+def _text(w, n):
+    parts = w.pops(n)
+    w.push(f"_text(_W, ({', '.join(parts)},))" if parts else "''")
+
+
+def _new_event(w, arg):
+    name, fields = arg
+    values = w.pops(len(fields))
+    pairs = ", ".join(f"{_const(f)}: {v}" for f, v in zip(fields, values))
+    w.push(f"_Event({_const(name)}, {{{pairs}}})")
+
+
+def _dup(w, arg):
+    text, kind, ref = w.pop_item()
+    if kind == EXPR:
+        w.push(text, kind)
+        w.flush()
+        text, kind, ref = w.pop_item()
+    w.push(text, kind, ref)
+    w.push(text, kind, ref)
+
+
+def _pop(w, arg):
+    text, kind, _ = w.pop_item()
+    if kind == EXPR:
+        w.stmt(text)
+
+
+def _call_builtin(w, arg):
+    index, argc = arg
+    args = w.pops(argc)
+    w.ctx.builtins_used.add(index)
+    w.push(f"_b{index}(_W, {', '.join(args)})")
+
+
+def _iter_start(w, arg):
+    items, index = arg
+    value = w.pop()
+    w.flush_local(items)
+    w.flush_local(index)
+    w.stmt(f"l{items} = _tuple(_t.items) if _type(_t := {value}) is _Zone else _t", f"l{index} = 0")
+
+
+def _create(w, arg):
+    zone = w.pop()
+    entry = w.pop()
+    w.result(CLEAR_MEMO, f"{w.next_slot()} = _W.create({entry}, {zone})")
+
+
+def _call(w, arg, memo: bool):
+    fn_index, argc = arg
+    w.flush()  # the arguments too: they were evaluated before the call spent its step
+    args = w.pops(argc)
+    ctx = w.ctx
+    call = f"f{fn_index}({', '.join(args)})"
+    if fn_index in ctx.generators:
+        call = f"(yield from {call})"
+    guard = STEP + (f"\nif _d > {MAX_DEPTH}: _deep()" if ctx.track_depth else "")
+    slot = w.next_slot()
+    if memo:
+        key = f"({fn_index}, {', '.join(args)},)" if args else f"({fn_index},)"
+        # the result goes through _r: the first argument's stack variable is also the result's
+        w.result(f"_k = {key}", "_r = _M.get(_k, _MISS)",
+                 "if _r is _MISS:\n    " + guard.replace("\n", "\n    ") + f"\n    _r = _M[_k] = {call}",
+                 f"{slot} = _r")
+    else:
+        w.result(guard, f"{slot} = {call}")
+
+
+def _decide(kind: str):
+    def emit(w, tag):
+        player = w.pop_item()
+        options = w.pop_item()
+        slot = w.next_slot()
+        w.result(f"_o = {options[0]}", f"_p = {player[0]}",
+                 "if _p is None: _no_player()",
+                 f"if _len(_o) <= 1: {slot} = _o[0] if _o else None",
+                 f"else: {slot} = yield _Decision(_p, {kind!r}, {_const(tag)}, _list(_o))")
+    return emit
+
+
+def _perform(w, arg):
+    player = w.pop()
+    option = w.pop()
+    w.result(f"_o = {option}", f"_p = {player}", f"{w.next_slot()} = yield from _ACT[_o[0]](_p, *_o[1:])")
+
+
+def _return(w, arg):
+    value = w.pop()
+    w.flush()
+    w._emit(("_d -= 1\n" if w.ctx.track_depth else "") + f"return {value}")
+    w.stack.clear()
+
+
+def _jump(w, target):
+    w.end_block()
+    w.arms = [Arm(None, w.pc, [(STEP, w.pc)] if target <= w.pc else [], target)]
+
+
+def _jump_if(template: str):
+    def emit(w, arg):
+        cond = template.format(x=w.pop())
+        w.branch(cond, arg, w.pc + 1)
+    return emit
+
+
+def _jump_if_const(symbol: str):
+    def emit(w, arg):
+        value, target = arg
+        w.branch(f"{w.pop()} {symbol} {_const(value)}", target, w.pc + 1)
+    return emit
+
+
+def _jump_if_var_ne(w, arg):
+    slot, var, value, target = arg
+    w.branch(f"l{slot}.vars[{var}] != {_const(value)}", target, w.pc + 1)
+
+
+def _jump_if_cancelled(w, arg):
+    w.branch(f"l{arg[0]}.cancelled", arg[1], w.pc + 1)
+
+
+def _skip_if_quiet(w, target):
+    w.branch("_W.quiet", target, w.pc + 1)
+
+
+def _for_iter(w, arg, push_slot=None):
+    items, index, var, end = arg[:4]
+    w.end_block()
+    pre = [(f"l{var} = l{items}[l{index}]\nl{index} += 1\n" + STEP, w.pc)]
+    if push_slot is not None:
+        pre.append((f"{w.next_slot()} = l{push_slot}", w.pc))
+    w.arms = [Arm(f"l{index} < _len(l{items})", w.pc, pre, w.pc + 1, pushes=int(push_slot is not None)),
+              Arm(None, w.pc, [], end)]
+
+
+def _switch_var(w, arg):
+    slot, var, table, end = arg
+    w.end_block()
+    w._emit(f"_v = l{slot}.vars[{var}]")
+    by_target: dict = {}
+    for value, target in table.items():
+        by_target.setdefault(w.pc + 1 if target == w.pc else target, []).append(value)
+    arms = []
+    for target, values in by_target.items():
+        cond = f"_v == {_const(values[0])}" if len(values) == 1 else f"_v in {_const(tuple(values))}"
+        arms.append(Arm(cond, w.pc, [], target))
+    w.arms = arms + [Arm(None, w.pc, [], end)]
+
+
+TRANSLATIONS = {
+    "LOAD_LOCAL": _load_local,
+    "CONST": lambda w, v: w.push(_const(v), CONST),
+    "FOR_ITER_LOAD": lambda w, arg: _for_iter(w, arg, push_slot=arg[4]),
+    "JUMP_IF_FALSE": _jump_if("not {x}"),
+    "STORE_LOAD": _store_load,
+    "JUMP": _jump,
+    "JUMP_IF_NE_CONST": _jump_if_const("!="),
+    "CALL_BUILTIN": _call_builtin,
+    "STORE_LOCAL": _store_local,
+    "JUMP_IF_VAR_NE": _jump_if_var_ne,
+    "ADD": _binary("+"),
+    "ITER_START": _iter_start,
+    "RETURN": _return,
+    "ENTRY_FIELD": _unary_const("_E[{x}][{arg}]"),
+    "ZONE": _zone,
+    "BUILD_LIST": _build_list,
+    "LOAD_LOCAL2": _load_local2,
+    "PLAYER_VAR": _unary("{x}.vars[{arg}]"),
+    "IN": _in,
+    "LOCAL_PLAYER_VAR": lambda w, arg: w.push(f"l{arg[0]}.vars[{arg[1]}]"),
+    "CALL_MEMO": lambda w, arg: _call(w, arg, memo=True),
+    "CALL": lambda w, arg: _call(w, arg, memo=False),
+    "SWITCH_VAR": _switch_var,
+    "LOCAL_EVENT_FIELD": lambda w, arg: w.push(_field(f"l{arg[0]}", arg[1])),
+    "ZONE_OF": _unary("_Z[{arg}][{x}.seat]"),
+    "AS_ENTRY": _unary_const("_as_entry({x}, {arg})"),
+    "JUMP_IF_TRUE": _jump_if("{x}"),
+    "LOCAL_FACE": lambda w, slot: w.push(f"l{slot}.face"),
+    "JUMP_IF_CANCELLED": _jump_if_cancelled,
+    "THING_ENTRY": _unary("{x}.entry"),
+    "NEW_LIST": lambda w, arg: w.push("[]"),
+    "APPEND": lambda w, slot: w.stmt(f"l{slot}.append({w.pop()})"),
+    "SUB": _binary("-"),
+    "THING_FACE": _unary("{x}.face"),
+    "POP": _pop,
+    "GT": _binary(">"),
+    "LOAD_GLOBAL": lambda w, slot: w.push(f"_G[{slot}]"),
+    "JUMP_IF_EQ_CONST": _jump_if_const("=="),
+    "ENTRIES": _entries,
+    "EQ": _binary("=="),
+    "FOR_ITER": _for_iter,
+    "MOVE": lambda w, place: _mutation("_W.move({0}, {1}, {arg})", 2)(w, _const(place)),
+    "EVENT_FIELD": lambda w, field: w.push(_field(w.pop(), field)),
+    "MUL": _binary("*"),
+    "NEW_EVENT": _new_event,
+    "DUP": _dup,
+    "INDEX": _helper2("_index"),
+    "NE": _binary("!="),
+    "LT": _binary("<"),
+    "LE": _binary("<="),
+    "GE": _binary(">="),
+    "MOD": _helper2("_mod"),
+    "DIV_UP": _helper2("_div_up"),
+    "DIV_DOWN": _helper2("_div_down"),
+    "NEG": _unary("(-{x})"),
+    "NOT": _unary("(not {x})"),
+    "STORE_GLOBAL": _mutation("_G[{arg}] = {0}", 1),
+    "LOAD_OPTION": lambda w, name: w.push(f"_O[{_const(name)}]"),
+    "SET_PLAYER_VAR": _set_var("{0}.vars[{arg}] = {1}"),
+    "THING_VAR": _unary("{x}.vars[{arg}]"),
+    "SET_THING_VAR": _set_var("{0}.vars[{arg}] = {1}"),
+    "SET_FACE": _mutation("_W.set_face({0}, {1})", 2),
+    "THING_OWNER": _unary("_owner({x})"),
+    "THING_ZONE": _unary("{x}.zone"),
+    "ZONE_OWNER": _unary("{x}.owner"),
+    "PLAYER_SEAT": _unary("({x}.seat + 1)"),
+    "SET_EVENT_FIELD": lambda w, field: _set_var("{0}.fields[{arg}] = {1}")(w, field),
+    "PLAYERS": lambda w, arg: w.push("_P", STABLE),
+    "TO_LIST": _to_list,
+    "FREEZE": _unary("_tuple({x})"),
+    "CREATE": _create,
+    "DESTROY": _mutation("_W.destroy({0})", 1),
+    "ROLL": _mutation("_W.roll({0})", 1),
+    "SHUFFLE": _mutation("_W.shuffle({0})", 1),
+    "RANDOM_FROM": _unary("_W.random_from({x})"),
+    "TEXT": _text,
+    "LOG": lambda w, arg: w.stmt(f"_W.narration.append({w.pop()})"),
+    "CANCEL": lambda w, slot: w.stmt(CLEAR_MEMO, f"l{slot}.cancelled = True"),
+    "DECIDE": _decide("choice"),
+    "DECIDE_ACTION": _decide("action"),
+    "PERFORM": _perform,
+    "SKIP_IF_QUIET": _skip_if_quiet,
+    "EQ_CONST": _unary_const("({x} == {arg})"),
+    "NE_CONST": _unary_const("({x} != {arg})"),
+}
+_BY_CODE = [TRANSLATIONS[op.name] for op in O.OPS]
+
+
+# ------------------------------------------------------------------ one function
+def _blocks(fn, ctx: _Context) -> list:
+    """The function's basic blocks, translated, indexed from 0 (the entry)."""
+    code = fn.code
+    leaders = {0}
+    for pc, (op, _) in enumerate(code):
+        if op in _BRANCHES:
+            leaders.update(t for t in branch_targets(code, pc) if t < len(code))
+            if pc + 1 < len(code):
+                leaders.add(pc + 1)
+    starts = sorted(leaders)
+    number = {pc: i for i, pc in enumerate(starts)}
+    bounds = list(zip(starts, starts[1:] + [len(code)]))
+    depth_in: dict = {0: 0}
+    blocks: dict = {}
+    pending = [0]
+    while pending:  # translate blocks as they are reached, so each knows its stack depth
+        b = pending.pop()
+        if b in blocks:
+            continue
+        start, end = bounds[b]
+        w = _BlockWriter(fn, ctx, depth_in[b])
+        w.pc = start
+        for pc in range(start, end):
+            key = fn.source_at(pc)
+            if key != w.key:
+                w.flush()  # one generated line never mixes two source lines (tagged with the last pc)
+                w.key = key
+            w.pc = pc
+            op, arg = code[pc]
+            _BY_CODE[op](w, arg)
+        if code[end - 1][0] not in _BRANCHES:
+            w.end_block()
+            if end < len(code):
+                w.arms = [Arm(None, end - 1, [], end)]
+            else:
+                w._emit("_ran_off()")
+        arms = [Arm(a.cond, a.pc, a.pre, number[a.target]) for a in w.arms]
+        blocks[b] = Block(w.stmts, arms)
+        for a in w.arms:
+            t = number[a.target]
+            depth = len(w.stack) + a.pushes
+            if t not in depth_in:
+                depth_in[t] = depth
+                pending.append(t)
+    # unreachable blocks become empty stubs: nothing branches to them
+    return [blocks.get(i, Block([("_ran_off()", 0)])) for i in range(len(starts))]
+
+
+@dataclass
+class FunctionSource:
+    index: int
+    lines: list          # (text, pc) of the whole `def`, pc -1 where no instruction is behind it
+    generator: bool
+    structured: bool     # False: laid out as a dispatch loop
+
+
+def translate_function(fn, index: int, ctx: _Context, force_dispatch: bool = False) -> FunctionSource:
+    blocks = _blocks(fn, ctx)
+    body, uses_flag, structured = None, False, False
+    if not force_dispatch:
+        try:
+            body, uses_flag = structure(blocks)
+            structured = True
+        except Unstructured:
+            pass
+    if body is None:
+        body = dispatch(blocks)
+    generator = index in ctx.generators
+    params = ", ".join(f"l{i}=None" for i in range(fn.nparams))
+    head = [(f"def f{index}({params}):", -1), ("    global _steps, _d", -1)]
+    others = [f"l{i}" for i in range(fn.nparams, fn.nlocals)]
+    if others:
+        head.append((f"    {' = '.join(others)} = None", -1))
+    if uses_flag:
+        head.append(("    _go = 0", -1))
+    if ctx.track_depth:
+        head.append(("    _d += 1", -1))
+    if generator:
+        head.append(("    if False: yield  # a generator even when it never decides", -1))
+    lines = list(head)
+    for indent, text, pc in body:
+        pad = "    " * (indent + 1)
+        for part in text.split("\n"):
+            lines.append((pad + part, pc))
+    return FunctionSource(index, lines, generator, structured)
+
+
+# ------------------------------------------------------------------ the program
+def _callees(fn) -> list:
+    return [arg[0] for op, arg in fn.code if op in (O.CALL, O.CALL_MEMO)]
+
+
+def analyse(program) -> _Context:
+    """Which functions are generators, and whether calls can nest deep enough to need counting."""
+    functions = program.functions
+    performs = any(op == O.PERFORM for fn in functions for op, _ in fn.code)
+    bodies = {a.body for a in program.actions} if performs else set()
+    generators = {i for i, fn in enumerate(functions)
+                  if i in bodies or any(op in (O.DECIDE, O.DECIDE_ACTION, O.PERFORM) for op, _ in fn.code)}
+    callees = [_callees(fn) for fn in functions]
+    changed = True
+    while changed:
+        changed = False
+        for i, targets in enumerate(callees):
+            if i not in generators and any(t in generators for t in targets):
+                generators.add(i)
+                changed = True
+    return _Context(program, generators, not _shallow(functions, callees, bodies))
+
+
+def _shallow(functions: list, callees: list, bodies: set) -> bool:
+    """True when no chain of calls can exceed the depth limit: no recursion, short chains."""
+    edges = [list(c) + (sorted(bodies) if any(op == O.PERFORM for op, _ in fn.code) else [])
+             for fn, c in zip(functions, callees)]
+    height: dict = {}
+    state: dict = {}
+    for root in range(len(functions)):
+        stack = [(root, 0)]
+        while stack:
+            node, i = stack.pop()
+            if i == 0:
+                if state.get(node) == "done":
+                    continue
+                if state.get(node) == "open":
+                    return False  # a cycle: recursion is possible
+                state[node] = "open"
+            if i < len(edges[node]):
+                stack.append((node, i + 1))
+                child = edges[node][i]
+                if state.get(child) == "open":
+                    return False
+                if state.get(child) != "done":
+                    stack.append((child, 0))
+            else:
+                state[node] = "done"
+                height[node] = 1 + max((height[c] for c in edges[node]), default=0)
+    return max(height.values(), default=0) < MAX_DEPTH
+
+
+@dataclass
+class ModuleSource:
+    text: str
+    line_pcs: list       # per line (1-based line = index + 1): (function index, pc)
+    functions: list      # [FunctionSource]
+    builtins: list       # builtin indexes the code calls
+
+
+def translate(program, indexes=None, ctx: _Context | None = None, force_dispatch: bool = False) -> ModuleSource:
+    """Python source for the given functions (default: all of them)."""
+    ctx = ctx or analyse(program)
+    indexes = range(len(program.functions)) if indexes is None else indexes
+    out, line_pcs, sources = [], [], []
+    for i in indexes:
+        src = translate_function(program.functions[i], i, ctx, force_dispatch)
+        sources.append(src)
+        for text, pc in src.lines:
+            out.append(text)
+            line_pcs.append((i, pc))
+        out.append("")
+        line_pcs.append((i, -1))
+    return ModuleSource("\n".join(out) + "\n", line_pcs, sources, sorted(ctx.builtins_used))

@@ -1,0 +1,296 @@
+"""Turn a function's basic blocks back into nested Python statements.
+
+The fast path (runtime/pysource.py) gives this module one function as basic
+blocks: straight-line Python statements, then a terminator that branches to
+other blocks or returns. Python has no goto, so the blocks are laid out with
+`if`, `while True`, `break` and `continue` instead.
+
+The layout follows Ramsey's "Beyond Relooper" (ICFP 2022), which works for
+every reducible control-flow graph — and bytecode compiled from structured
+source always is one:
+
+  * a block is placed inside the block that dominates it;
+  * a loop header opens a `while True:` loop; a jump back to it is `continue`;
+  * a block with several incoming forward edges (a *merge* block) is placed
+    after a "block" construct that its predecessors leave to reach it.
+
+A forward jump to a merge block is free when it is the last thing on its path
+(control falls through to the merge block). Otherwise the enclosing "block"
+becomes a real `while True: ... break` so the jump can be a `break`, and a jump
+that must leave several Python loops at once sets a flag (`_go`) tested after
+each loop it passes. Which blocks must become loops is found by repeating the
+layout until nothing changes.
+
+Irreducible graphs raise Unstructured; the caller then uses a flat dispatch
+loop (dispatch()), which handles any graph.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+class Unstructured(Exception):
+    """The graph is irreducible: no nesting of loops expresses it."""
+
+
+@dataclass
+class Arm:
+    cond: str | None        # Python condition; None for the last (else) arm
+    pc: int                 # instruction the condition comes from
+    pre: list               # [(statement, pc)] run when the arm is taken
+    target: int             # block index
+    pushes: int = 0         # values the arm's statements leave on the stack (a loop step's load)
+
+
+@dataclass
+class Block:
+    stmts: list                              # [(statement, pc)]
+    arms: list = field(default_factory=list)  # empty: the block ends with its own return/raise
+
+
+# ------------------------------------------------------------------ the graph
+def _reverse_postorder(blocks: list) -> list:
+    seen, order = set(), []
+    stack = [(0, iter(_succs(blocks[0])))]
+    seen.add(0)
+    while stack:  # iterative DFS: functions may have thousands of blocks
+        node, it = stack[-1]
+        for s in it:
+            if s not in seen:
+                seen.add(s)
+                stack.append((s, iter(_succs(blocks[s]))))
+                break
+        else:
+            stack.pop()
+            order.append(node)
+    order.reverse()
+    return order
+
+
+def _succs(block: Block) -> list:
+    return [arm.target for arm in block.arms]
+
+
+def _dominators(blocks: list, rpo: list) -> dict:
+    """Immediate dominators (Cooper, Harvey and Kennedy's iterative algorithm)."""
+    index = {b: i for i, b in enumerate(rpo)}
+    preds: dict = {b: [] for b in rpo}
+    for b in rpo:
+        for s in _succs(blocks[b]):
+            preds[s].append(b)
+    idom = {rpo[0]: rpo[0]}
+    changed = True
+    while changed:
+        changed = False
+        for b in rpo[1:]:
+            new = None
+            for p in preds[b]:
+                if p in idom:
+                    new = p if new is None else _intersect(idom, index, p, new)
+            if idom.get(b) != new:
+                idom[b] = new
+                changed = True
+    return idom
+
+
+def _intersect(idom: dict, index: dict, a: int, b: int) -> int:
+    while a != b:
+        while index[a] > index[b]:
+            a = idom[a]
+        while index[b] > index[a]:
+            b = idom[b]
+    return a
+
+
+def _dominates(idom: dict, a: int, b: int) -> bool:
+    while True:
+        if a == b:
+            return True
+        parent = idom[b]
+        if parent == b:
+            return False
+        b = parent
+
+
+# ------------------------------------------------------------------ the tree
+class _Layout:
+    """Builds the nested layout (a small tree of tuples) from the blocks."""
+
+    def __init__(self, blocks: list):
+        self.blocks = blocks
+        rpo = _reverse_postorder(blocks)
+        self.order = {b: i for i, b in enumerate(rpo)}
+        self.idom = _dominators(blocks, rpo)
+        self.headers: set = set()
+        forward_in = {b: 0 for b in rpo}
+        for b in rpo:
+            for s in _succs(blocks[b]):
+                if self.order[s] <= self.order[b]:
+                    if not _dominates(self.idom, s, b):
+                        raise Unstructured()
+                    self.headers.add(s)
+                else:
+                    forward_in[s] += 1  # edges, not predecessors: two arms to one block make it a merge
+        self.merges = {b for b, n in forward_in.items() if n >= 2}
+        self.children: dict = {b: [] for b in rpo}
+        for b in rpo[1:]:
+            self.children[self.idom[b]].append(b)
+
+    def tree(self, x: int) -> list:
+        merges = sorted((c for c in self.children[x] if c in self.merges), key=self.order.get, reverse=True)
+        body = self.within(x, merges)
+        return [("loop", x, body)] if x in self.headers else body
+
+    def within(self, x: int, merges: list) -> list:
+        if merges:  # the merge block placed last is the outermost "block"
+            y = merges[0]
+            return [("block", y, self.within(x, merges[1:]))] + self.tree(y)
+        block = self.blocks[x]
+        out = [("stmt", s, pc) for s, pc in block.stmts]
+        arms = block.arms
+        if len(arms) == 1:
+            out += [("stmt", s, pc) for s, pc in arms[0].pre] + self.branch(x, arms[0].target)
+        elif arms:
+            out.append(("if", [(arm.cond, arm.pc, [("stmt", s, pc) for s, pc in arm.pre] + self.branch(x, arm.target))
+                               for arm in arms]))
+        return out
+
+    def branch(self, source: int, target: int) -> list:
+        if self.order[target] <= self.order[source]:
+            return [("br", target, True)]      # back to a loop header
+        if target in self.merges:
+            return [("br", target, False)]     # forward to a merge block
+        return self.tree(target)
+
+
+# ------------------------------------------------------------------ the text
+class _Writer:
+    """Writes the layout as Python lines, resolving each jump against its enclosing frames."""
+
+    def __init__(self, realized: set):
+        self.realized = realized       # "block" constructs that must be real loops
+        self.wanted: set = set()       # found during this pass
+        self.flags: dict = {}          # (frame id, target) -> flag number
+        self.handlers: dict = {}       # frame id -> [(flag, lines)]
+        self.lines: list = []          # (indent, text, pc)
+        self.serial = 0                # frames are told apart by a serial number
+
+    # frames: ("if",) ("loop", label, serial) ("block", label, serial)
+    def _frame(self, kind: str, label: int) -> tuple:
+        self.serial += 1
+        return (kind, label, self.serial)
+
+    def _is_py_loop(self, frame) -> bool:
+        return frame[0] == "loop" or (frame[0] == "block" and frame[1] in self.realized)
+
+    def jump(self, frames: list, label: int, back: bool, tail: bool, pc: int) -> list:
+        """Statements that move control to `label` from a place inside `frames`."""
+        kind = "loop" if back else "block"
+        t = max(i for i, f in enumerate(frames) if f[0] == kind and f[1] == label)
+        inner = frames[t + 1:]
+        loops = [i for i in range(t + 1, len(frames)) if self._is_py_loop(frames[i])]
+        if not loops:
+            if back:
+                return [("continue", pc)]
+            if tail and all(f[0] == "if" for f in inner):
+                return []                      # falls through to the merge block
+            self.wanted.add(label)             # this block must become a loop to be left with break
+            return [("break", pc)]
+        p = loops[-1]
+        loop_frame = frames[p]
+        if loop_frame[0] == "loop":
+            after = self.jump(frames[:p], label, back, True, pc)
+            if not after:
+                return [("break", pc)]
+        else:  # leaving a realized block lands on its merge block: not the target, so jump again
+            after = self.jump(frames[:p], label, back, False, pc)
+        key = (loop_frame[2], label, back)
+        flag = self.flags.setdefault(key, len(self.flags) + 1)
+        handlers = self.handlers.setdefault(loop_frame[2], [])
+        if all(f != flag for f, _ in handlers):
+            handlers.append((flag, after))
+        return [(f"_go = {flag}", pc), ("break", pc)]
+
+    def seq(self, nodes: list, frames: list, indent: int) -> None:
+        start = len(self.lines)
+        for i, node in enumerate(nodes):
+            tail = i == len(nodes) - 1
+            kind = node[0]
+            if kind == "stmt":
+                self.lines.append((indent, node[1], node[2]))
+            elif kind == "br":
+                for text, pc in self.jump(frames, node[1], node[2], tail, -1):
+                    self.lines.append((indent, text, pc))
+            elif kind == "if":
+                self._if(node[1], frames, indent)
+            elif kind == "loop":
+                frame = self._frame("loop", node[1])
+                self._loop(node[2], frames + [frame], frame, indent, closing_break=False)
+            elif kind == "block":
+                frame = self._frame("block", node[1])
+                if node[1] in self.realized:
+                    self._loop(node[2], frames + [frame], frame, indent, closing_break=True)
+                else:
+                    self.seq(node[2], frames + [frame], indent)
+        if len(self.lines) == start:
+            self.lines.append((indent, "pass", -1))
+
+    def _if(self, arms: list, frames: list, indent: int) -> None:
+        frames = frames + [("if",)]
+        for i, (cond, pc, body) in enumerate(arms):
+            if cond is None:
+                self.lines.append((indent, "else:", pc))
+            else:
+                self.lines.append((indent, f"{'if' if i == 0 else 'elif'} {cond}:", pc))
+            self.seq(body, frames, indent + 1)
+
+    def _loop(self, body: list, frames: list, frame, indent: int, closing_break: bool) -> None:
+        self.lines.append((indent, "while True:", -1))
+        self.seq(body, frames, indent + 1)
+        if closing_break:
+            self.lines.append((indent + 1, "break", -1))
+        for flag, after in self.handlers.get(frame[2], ()):
+            self.lines.append((indent, f"if _go == {flag}:", -1))
+            self.lines.append((indent + 1, "_go = 0", -1))
+            for text, pc in after or [("pass", -1)]:
+                self.lines.append((indent + 1, text, pc))
+
+
+def structure(blocks: list) -> tuple[list, bool]:
+    """The function's body as (indent, text, pc) lines, and whether it uses the `_go` flag.
+
+    Raises Unstructured for an irreducible graph.
+    """
+    layout = _Layout(blocks)
+    tree = layout.tree(0)
+    realized: set = set()
+    while True:
+        writer = _Writer(realized)
+        # Handlers are filled while the loop body is written and read after it, so one
+        # pass per frame suffices; frames are rebuilt each pass, hence the fresh writer.
+        writer.seq(tree, [], 0)
+        if writer.wanted <= realized:
+            return writer.lines, bool(writer.flags)
+        realized |= writer.wanted
+
+
+def dispatch(blocks: list) -> list:
+    """Any graph as one `while True` loop over a block number (`_b`): slower, always possible."""
+    lines = [(0, "_b = 0", -1), (0, "while True:", -1)]
+    for i, block in enumerate(blocks):
+        lines.append((1, f"{'if' if i == 0 else 'elif'} _b == {i}:", -1))
+        lines += [(2, s, pc) for s, pc in block.stmts]
+        for j, arm in enumerate(block.arms):
+            if arm.cond is None:
+                body_indent = 2 if j == 0 else 3
+                if j:
+                    lines.append((2, "else:", arm.pc))
+            else:
+                lines.append((2, f"{'if' if j == 0 else 'elif'} {arm.cond}:", arm.pc))
+                body_indent = 3
+            lines += [(body_indent, s, pc) for s, pc in arm.pre]
+            lines.append((body_indent, f"_b = {arm.target}", arm.pc))
+            lines.append((body_indent, "continue", arm.pc))
+        if not block.arms and not block.stmts:
+            lines.append((2, "pass", -1))
+    return lines
