@@ -110,14 +110,14 @@ def _helpers(program) -> dict:
 class FastModule:
     """A program's functions as Python callables, sharing one globals dict."""
 
-    def __init__(self, program, code=None, source: ModuleSource | None = None):
+    def __init__(self, program, code=None, source: ModuleSource | None = None, force_dispatch: bool = False):
         self.ctx = analyse(program)
         self.globals = _helpers(program)
         self.sources = list(program.functions)     # which Function each callable was made from
         self.generators = self.ctx.generators
         self.filename = f"<runebook fast {program.name}>"
         if code is None:
-            source = source or translate(program, ctx=self.ctx)
+            source = source or translate(program, ctx=self.ctx, force_dispatch=force_dispatch)
             code = compile(source.text, self.filename, "exec")
         self.line_pcs = {self.filename: [pair for pair in source.line_pcs]} if source else {}
         self.code = code
@@ -211,11 +211,11 @@ def _load_cached(program) -> Optional[FastModule]:
 class FastVM:
     """Runs a program's functions as generated Python; same interface and behaviour as vm.VM."""
 
-    def __init__(self, program, world, budget: int = DEFAULT_BUDGET):
+    def __init__(self, program, world, budget: int = DEFAULT_BUDGET, module: FastModule | None = None):
         self.program = program
         self.world = world
         self.budget = budget
-        self.module = fast_module(program)
+        self.module = module or fast_module(program)  # tests pass their own (e.g. force_dispatch)
         self.memo: dict = {}
         self.result = None
         self.done = False
