@@ -31,7 +31,10 @@ class Builtin:
 
 
 def _items(coll):
-    return coll.items if hasattr(coll, "items") and not isinstance(coll, (tuple, list)) else coll
+    kind = type(coll)
+    if kind is tuple or kind is list:  # the common case first: a list, not a zone
+        return coll
+    return coll.items if hasattr(coll, "items") else coll
 
 
 def _distinct(world, xs):

@@ -88,8 +88,11 @@ def _helpers(program) -> dict:
 
     def as_entry(value, kind):
         if value not in kinds.get(kind, ()) and value is not None:
-            raise ScriptFault(f"'{value}' is not a {kind}")
+            not_entry(value, kind)
         return value
+
+    def not_entry(value, kind):
+        raise ScriptFault(f"'{value}' is not a {kind}")
 
     names = {
         "__builtins__": {},
@@ -97,9 +100,10 @@ def _helpers(program) -> dict:
         "_Zone": Zone, "_Event": Event, "_Decision": Decision, "_MISS": _MISS,
         "_oos": _oos, "_deep": _deep, "_no_player": _no_player, "_ran_off": _ran_off,
         "_index": _index, "_mod": _mod, "_div_up": _div_up, "_div_down": _div_down,
-        "_owner": _owner, "_text": _text, "_as_entry": as_entry, "_KIND": kinds,
+        "_owner": _owner, "_text": _text, "_as_entry": as_entry, "_not_entry": not_entry, "_KIND": kinds,
+        "_min": min, "_max": max, "_DICE": program.dice,
         "_ACT": (), "_W": None, "_M": None, "_Z": None, "_G": None, "_O": None, "_P": None, "_E": None,
-        "_steps": 0, "_d": 0,
+        "_steps": 0,
     }
     for i, builtin in enumerate(BUILTINS):
         names[f"_b{i}"] = builtin.impl
@@ -130,8 +134,11 @@ class FastModule:
     def function(self, program, index: int):
         """The callable for function `index`, translating functions added since (card tests)."""
         fn = program.functions[index]
-        if index < len(self.sources) and self.sources[index] is fn:
-            return self.callables[index]
+        try:
+            if self.sources[index] is fn:
+                return self.callables[index]
+        except IndexError:
+            pass
         # A card test appends its steps to a copy of the program: translate just that one.
         self.ctx.program = program
         self.ctx.classify(index)
@@ -221,7 +228,6 @@ class FastVM:
         self.done = False
         self._gen = None
         self._entry = None
-        self._depth = 0
 
     def _bind(self) -> dict:
         g = self.module.globals
@@ -235,7 +241,6 @@ class FastVM:
     def start(self, fn_index: int, args=()) -> None:
         self._entry = (fn_index, tuple(args))
         self._gen = None
-        self._depth = 0
         self.done = False
         self.result = None
 
@@ -248,7 +253,6 @@ class FastVM:
     def _advance(self, answer) -> Optional[Decision]:
         g = self._bind()
         g["_steps"] = self.budget
-        g["_d"] = self._depth
         fn_index, args = self._entry
         try:
             if self._gen is None:
@@ -260,7 +264,6 @@ class FastVM:
                 decision = self._gen.send(None)
             else:
                 decision = self._gen.send(answer)
-            self._depth = g["_d"]
             return decision
         except StopIteration as stop:
             self._finish(stop.value)
@@ -276,14 +279,16 @@ class FastVM:
         self._gen = None
 
     def call(self, fn_index: int, args=()):
-        """Run a function to completion (scores, ratings). It may not ask anything."""
+        """Run a function to completion (scores, ratings). It may not ask anything.
+
+        Agents call this between runs only, and every run sets the budget it resumes
+        with, so nothing needs restoring here (policies call it often).
+        """
         g = self._bind()
-        saved = (self.budget, g["_d"])
         g["_steps"] = CALL_BUDGET
-        g["_d"] = 0
         try:
             fn = self.module.function(self.program, fn_index)
-            if not self.module.is_generator(fn_index):
+            if fn_index not in self.module.generators:
                 return fn(*args)
             gen = fn(*args)
             try:
@@ -296,8 +301,6 @@ class FastVM:
             raise
         except Exception as err:  # noqa: BLE001
             raise self._script_error(err, fn_index) from None
-        finally:
-            self.budget, g["_d"] = saved[0], saved[1]
 
     # ---------------------------------------------------------------- errors
     def _script_error(self, err: Exception, fn_index: int) -> Exception:

@@ -28,6 +28,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from . import opcodes as O
+from .builtins import BUILTINS
 from .structure import Arm, Block, Unstructured, dispatch, structure
 
 TRANSLATOR_VERSION = 1
@@ -87,6 +88,7 @@ class _BlockWriter:
         self.arms: list = []
         self.pc = 0
         self.key = None
+        self.foreach = None
 
     # ---- the symbolic stack
     def push(self, text: str, kind: int = EXPR, ref=None) -> None:
@@ -306,11 +308,34 @@ def _pop(w, arg):
         w.stmt(text)
 
 
+# Builtins written in place instead of called: each argument appears exactly once, so it
+# is evaluated once and in order, as the call would; the results are the registry's.
+_INLINE_BUILTINS = {
+    "len": "_len(_t.items if _type(_t := {0}) is _Zone else _t)",
+    "min": "_min({0}, {1})",
+    "max": "_max({0}, {1})",
+    "is_die": "({0}.entry in _DICE)",
+}
+
+
 def _call_builtin(w, arg):
     index, argc = arg
     args = w.pops(argc)
+    inline = _INLINE_BUILTINS.get(BUILTINS[index].name)
+    if inline is not None:
+        w.push(inline.format(*args))
+        return
     w.ctx.builtins_used.add(index)
     w.push(f"_b{index}(_W, {', '.join(args)})")
+
+
+def _as_entry(w, kind):
+    value = w.pop()
+    entries = w.ctx.kinds.get(kind)
+    if entries is None:
+        w.push(f"_as_entry({value}, {_const(kind)})")
+    else:
+        w.push(f"(_t if (_t := {value}) in {_const(entries)} or _t is None else _not_entry(_t, {_const(kind)}))")
 
 
 def _iter_start(w, arg):
@@ -332,10 +357,15 @@ def _call(w, arg, memo: bool):
     w.flush()  # the arguments too: they were evaluated before the call spent its step
     args = w.pops(argc)
     ctx = w.ctx
-    call = f"f{fn_index}({', '.join(args)})"
+    if ctx.track_depth:  # each frame knows its depth (_dp): the interpreter's frame count
+        nparams = ctx.program.functions[fn_index].nparams
+        args_text = ", ".join(args + ["None"] * (nparams - len(args)) + ["_dp + 1"])
+    else:
+        args_text = ", ".join(args)
+    call = f"f{fn_index}({args_text})"
     if fn_index in ctx.generators:
         call = f"(yield from {call})"
-    guard = STEP + (f"\nif _d > {MAX_DEPTH}: _deep()" if ctx.track_depth else "")
+    guard = STEP + (f"\nif _dp > {MAX_DEPTH}: _deep()" if ctx.track_depth else "")
     slot = w.next_slot()
     if memo:
         key = f"({fn_index}, {', '.join(args)},)" if args else f"({fn_index},)"
@@ -362,13 +392,14 @@ def _decide(kind: str):
 def _perform(w, arg):
     player = w.pop()
     option = w.pop()
-    w.result(f"_o = {option}", f"_p = {player}", f"{w.next_slot()} = yield from _ACT[_o[0]](_p, *_o[1:])")
+    depth = ", _dp=_dp + 1" if w.ctx.track_depth else ""
+    w.result(f"_o = {option}", f"_p = {player}", f"{w.next_slot()} = yield from _ACT[_o[0]](_p, *_o[1:]{depth})")
 
 
 def _return(w, arg):
     value = w.pop()
     w.flush()
-    w._emit(("_d -= 1\n" if w.ctx.track_depth else "") + f"return {value}")
+    w._emit(f"return {value}")
     w.stack.clear()
 
 
@@ -407,7 +438,8 @@ def _skip_if_quiet(w, target):
 def _for_iter(w, arg, push_slot=None):
     items, index, var, end = arg[:4]
     w.end_block()
-    pre = [(f"l{var} = l{items}[l{index}]\nl{index} += 1\n" + STEP, w.pc)]
+    pre = [(f"l{var} = l{items}[l{index}]\nl{index} += 1", w.pc), (STEP, w.pc)]
+    w.foreach = (f"l{var}", f"l{items}")
     if push_slot is not None:
         pre.append((f"{w.next_slot()} = l{push_slot}", w.pc))
     w.arms = [Arm(f"l{index} < _len(l{items})", w.pc, pre, w.pc + 1, pushes=int(push_slot is not None)),
@@ -454,7 +486,7 @@ TRANSLATIONS = {
     "SWITCH_VAR": _switch_var,
     "LOCAL_EVENT_FIELD": lambda w, arg: w.push(_field(f"l{arg[0]}", arg[1])),
     "ZONE_OF": _unary("_Z[{arg}][{x}.seat]"),
-    "AS_ENTRY": _unary_const("_as_entry({x}, {arg})"),
+    "AS_ENTRY": _as_entry,
     "JUMP_IF_TRUE": _jump_if("{x}"),
     "LOCAL_FACE": lambda w, slot: w.push(f"l{slot}.face"),
     "JUMP_IF_CANCELLED": _jump_if_cancelled,
@@ -555,7 +587,7 @@ def _blocks(fn, ctx: _Context) -> list:
             else:
                 w._emit("_ran_off()")
         arms = [Arm(a.cond, a.pc, a.pre, number[a.target]) for a in w.arms]
-        blocks[b] = Block(w.stmts, arms)
+        blocks[b] = Block(w.stmts, arms, w.foreach if start == end - 1 else None)
         for a in w.arms:
             t = number[a.target]
             depth = len(w.stack) + a.pushes
@@ -586,15 +618,13 @@ def translate_function(fn, index: int, ctx: _Context, force_dispatch: bool = Fal
     if body is None:
         body = dispatch(blocks)
     generator = index in ctx.generators
-    params = ", ".join(f"l{i}=None" for i in range(fn.nparams))
-    head = [(f"def f{index}({params}):", -1), ("    global _steps, _d", -1)]
+    params = [f"l{i}=None" for i in range(fn.nparams)] + (["_dp=1"] if ctx.track_depth else [])
+    head = [(f"def f{index}({', '.join(params)}):", -1), ("    global _steps", -1)]
     others = [f"l{i}" for i in range(fn.nparams, fn.nlocals)]
     if others:
         head.append((f"    {' = '.join(others)} = None", -1))
     if uses_flag:
         head.append(("    _go = 0", -1))
-    if ctx.track_depth:
-        head.append(("    _d += 1", -1))
     if generator:
         head.append(("    if False: yield  # a generator even when it never decides", -1))
     lines = list(head)

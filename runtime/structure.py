@@ -46,6 +46,10 @@ class Arm:
 class Block:
     stmts: list                              # [(statement, pc)]
     arms: list = field(default_factory=list)  # empty: the block ends with its own return/raise
+    # A loop step over a local list (var, items): when the loop's only exit is running out
+    # of items, it is written as `for var in items:` and its first arm's first statement
+    # (which steps by index) is dropped.
+    foreach: tuple | None = None
 
 
 # ------------------------------------------------------------------ the graph
@@ -135,11 +139,42 @@ class _Layout:
         self.children: dict = {b: [] for b in rpo}
         for b in rpo[1:]:
             self.children[self.idom[b]].append(b)
+        # A loop's exits that its header dominates are laid out after the loop, so leaving
+        # the loop is a plain `break` (Ramsey would nest them inside it).
+        self.bodies = {h: self._loop_body(h, rpo) for h in self.headers}
+        self.after_loop = {c for h in self.headers for c in self.children[h] if c not in self.bodies[h]}
+        self.placed = self.merges | self.after_loop
+
+    def _loop_body(self, header: int, rpo: list) -> set:
+        preds: dict = {}
+        for b in rpo:
+            for s in _succs(self.blocks[b]):
+                preds.setdefault(s, []).append(b)
+        body = {header}
+        work = [p for p in preds.get(header, []) if self.order[p] >= self.order[header]]
+        while work:
+            b = work.pop()
+            if b not in body:
+                body.add(b)
+                work.extend(preds.get(b, []))
+        return body
+
+    def _by_order(self, nodes) -> list:
+        return sorted(nodes, key=self.order.get, reverse=True)  # the last placed is the outermost
 
     def tree(self, x: int) -> list:
-        merges = sorted((c for c in self.children[x] if c in self.merges), key=self.order.get, reverse=True)
-        body = self.within(x, merges)
-        return [("loop", x, body)] if x in self.headers else body
+        kids = self.children[x]
+        if x not in self.headers:
+            return self.within(x, self._by_order(c for c in kids if c in self.merges))
+        body = self.bodies[x]
+        code = [("loop", x, self.within(x, self._by_order(c for c in kids if c in self.merges and c in body)))]
+        return self._follow(code, self._by_order(c for c in kids if c not in body))
+
+    def _follow(self, code: list, followers: list) -> list:
+        if not followers:
+            return code
+        y = followers[0]
+        return [("block", y, self._follow(code, followers[1:]))] + self.tree(y)
 
     def within(self, x: int, merges: list) -> list:
         if merges:  # the merge block placed last is the outermost "block"
@@ -158,8 +193,8 @@ class _Layout:
     def branch(self, source: int, target: int) -> list:
         if self.order[target] <= self.order[source]:
             return [("br", target, True)]      # back to a loop header
-        if target in self.merges:
-            return [("br", target, False)]     # forward to a merge block
+        if target in self.placed:
+            return [("br", target, False)]     # forward to a merge block or out of a loop
         return self.tree(target)
 
 
@@ -167,7 +202,8 @@ class _Layout:
 class _Writer:
     """Writes the layout as Python lines, resolving each jump against its enclosing frames."""
 
-    def __init__(self, realized: set):
+    def __init__(self, blocks: list, realized: set):
+        self.blocks = blocks
         self.realized = realized       # "block" constructs that must be real loops
         self.wanted: set = set()       # found during this pass
         self.flags: dict = {}          # (frame id, target) -> flag number
@@ -225,7 +261,8 @@ class _Writer:
                 self._if(node[1], frames, indent)
             elif kind == "loop":
                 frame = self._frame("loop", node[1])
-                self._loop(node[2], frames + [frame], frame, indent, closing_break=False)
+                if not self._foreach(node, frames + [frame], frame, indent):
+                    self._loop(node[2], frames + [frame], frame, indent, closing_break=False)
             elif kind == "block":
                 frame = self._frame("block", node[1])
                 if node[1] in self.realized:
@@ -244,11 +281,30 @@ class _Writer:
                 self.lines.append((indent, f"{'if' if i == 0 else 'elif'} {cond}:", pc))
             self.seq(body, frames, indent + 1)
 
+    def _foreach(self, node, frames: list, frame, indent: int) -> bool:
+        """Write a loop over a list as `for`, when its one way out is running out of items."""
+        header = self.blocks[node[1]]
+        body = node[2]
+        if header.foreach is None or header.stmts or len(body) != 1 or body[0][0] != "if":
+            return False
+        (cond, pc, then), (other, _, exit_) = body[0][1]
+        if other is not None or len(exit_) != 1 or exit_[0][0] != "br" or \
+                self.jump(frames + [("if",)], exit_[0][1], exit_[0][2], True, pc) != [("break", pc)]:
+            return False
+        var, items = header.foreach
+        self.lines.append((indent, f"for {var} in {items}:", pc))
+        self.seq(then[1:], frames, indent + 1)  # then[0] is the step by index that `for` replaces
+        self._handlers(frame, indent)
+        return True
+
     def _loop(self, body: list, frames: list, frame, indent: int, closing_break: bool) -> None:
         self.lines.append((indent, "while True:", -1))
         self.seq(body, frames, indent + 1)
         if closing_break:
             self.lines.append((indent + 1, "break", -1))
+        self._handlers(frame, indent)
+
+    def _handlers(self, frame, indent: int) -> None:
         for flag, after in self.handlers.get(frame[2], ()):
             self.lines.append((indent, f"if _go == {flag}:", -1))
             self.lines.append((indent + 1, "_go = 0", -1))
@@ -265,7 +321,7 @@ def structure(blocks: list) -> tuple[list, bool]:
     tree = layout.tree(0)
     realized: set = set()
     while True:
-        writer = _Writer(realized)
+        writer = _Writer(blocks, realized)
         # Handlers are filled while the loop body is written and read after it, so one
         # pass per frame suffices; frames are rebuilt each pass, hence the fresh writer.
         writer.seq(tree, [], 0)
