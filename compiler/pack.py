@@ -311,6 +311,7 @@ def load_program(name_or_path: str, use_cache: bool = True):
                 if cached.is_file():
                     program = Program.from_json(cached.read_text(), expect_engine=ENGINE_VERSION)
                     if program.pack_hash == phash:
+                        program.runtime_cache["cacheable"] = True  # backends may cache by pack hash
                         return program
         except Exception:  # noqa: BLE001 - a damaged entry or odd manifest: compile properly below
             pass
@@ -323,6 +324,7 @@ def load_program(name_or_path: str, use_cache: bool = True):
     if program is None:
         raise ContentError([d for d in diags if d.severity == "error"] or diags)
     if cached is not None:
+        program.runtime_cache["cacheable"] = True
         tmp = cached.with_suffix(f".{os.getpid()}.tmp")
         try:
             tmp.write_text(program.to_json())

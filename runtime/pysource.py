@@ -31,7 +31,6 @@ from . import opcodes as O
 from .builtins import BUILTINS
 from .structure import Arm, Block, Unstructured, dispatch, structure
 
-TRANSLATOR_VERSION = 1
 MAX_DEPTH = 200  # the interpreter's limit on nested script calls
 
 # Every attribute the generated code may touch (checked by a test on every pack).
