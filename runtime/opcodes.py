@@ -3,15 +3,18 @@
 Each row gives the opcode's name, what its operand is, its effect on the
 operand stack (values popped, values pushed; None where it varies) and a
 one-line doc. The emitter (compiler/codegen.py), the disassembler
-(runtime/disasm.py), the interpreter's dispatch (runtime/vm.py) and the
-generated reference (docs/bytecode.md) are all driven from this table;
+(cli/disasm.py), the interpreter's dispatch (runtime/vm.py), the fast path's
+translator (runtime/pysource.py) and the generated reference (docs/bytecode.md)
+are all driven from this table;
 tests/test_opcodes.py proves they agree.
 
 Adding an opcode: add its row where its measured frequency puts it (the row
 number is the code; benchmarks/profile_instructions.py gives the histogram),
 add its branch in runtime/vm.py under the range guard (< 8, < 16, < 32, rest)
-its code falls in, renumber the branches whose codes moved, and run
-`python docs/gen_docs.py`. tests/test_opcodes.py fails until all agree.
+its code falls in, renumber the branches whose codes moved, add its translation
+to TRANSLATIONS in runtime/pysource.py (the fast path; bump TRANSLATOR_VERSION in
+runtime/fastvm.py), and run `python docs/gen_docs.py`. tests/test_opcodes.py
+fails until all agree.
 Compiled files carry TABLE_DIGEST, so old compiled packs are refused, not misread.
 """
 from __future__ import annotations

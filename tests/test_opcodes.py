@@ -4,6 +4,8 @@ runtime/opcodes.OPS is the single source of truth for the bytecode. This file
 proves that
   - the interpreter (runtime/vm.py) has exactly one dispatch branch per opcode,
     and each branch's comment names the opcode its number stands for;
+  - the fast path's translator (runtime/pysource.py) translates exactly the
+    opcodes of the table;
   - every opcode the compiler emits (`O.NAME`) exists in the table;
   - docs/bytecode.md and docs/builtins.md are what docs/gen_docs.py generates now;
   - docs/diagnostics.md documents every diagnostic code the sources can emit.
@@ -123,6 +125,13 @@ def test_dispatch_comments_name_the_opcode_of_each_number():
         if names != table_names:
             wrong.append(f"runtime/vm.py:{line}: op {codes} is {table_names}, the comment says {names}")
     assert not wrong, "\n".join(wrong)
+
+
+def test_the_fast_path_translates_exactly_the_opcodes_of_the_table():
+    from runebook.runtime.pysource import TRANSLATIONS
+    names = {op.name for op in O.OPS}
+    assert not names - set(TRANSLATIONS), f"opcodes the fast path cannot translate: {sorted(names - set(TRANSLATIONS))}"
+    assert not set(TRANSLATIONS) - names, f"translations of unknown opcodes: {sorted(set(TRANSLATIONS) - names)}"
 
 
 def test_the_parser_of_branches_is_not_fooled():
