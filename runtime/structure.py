@@ -206,7 +206,7 @@ class _Writer:
         self.blocks = blocks
         self.realized = realized       # "block" constructs that must be real loops
         self.wanted: set = set()       # found during this pass
-        self.flags: dict = {}          # (frame id, target) -> flag number
+        self.flags: dict = {}          # (target, back) -> flag number: one per target
         self.handlers: dict = {}       # frame id -> [(flag, lines)]
         self.lines: list = []          # (indent, text, pc)
         self.serial = 0                # frames are told apart by a serial number
@@ -240,8 +240,7 @@ class _Writer:
                 return [("break", pc)]
         else:  # leaving a realized block lands on its merge block: not the target, so jump again
             after = self.jump(frames[:p], label, back, False, pc)
-        key = (loop_frame[2], label, back)
-        flag = self.flags.setdefault(key, len(self.flags) + 1)
+        flag = self.flags.setdefault((label, back), len(self.flags) + 1)
         handlers = self.handlers.setdefault(loop_frame[2], [])
         if all(f != flag for f, _ in handlers):
             handlers.append((flag, after))
@@ -305,11 +304,17 @@ class _Writer:
         self._handlers(frame, indent)
 
     def _handlers(self, frame, indent: int) -> None:
+        passing = False
         for flag, after in self.handlers.get(frame[2], ()):
+            if after == [(f"_go = {flag}", after[0][1]), ("break", after[0][1])]:
+                passing = True  # the jump leaves this loop too: one test below covers them all
+                continue
             self.lines.append((indent, f"if _go == {flag}:", -1))
             self.lines.append((indent + 1, "_go = 0", -1))
-            for text, pc in after or [("pass", -1)]:
+            for text, pc in after:
                 self.lines.append((indent + 1, text, pc))
+        if passing:  # every flag still set here belongs to a jump that leaves this loop as well
+            self.lines.append((indent, "if _go: break", -1))
 
 
 def structure(blocks: list) -> tuple[list, bool]:
