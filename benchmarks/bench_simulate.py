@@ -1,10 +1,12 @@
-"""Simulation speed of a pack on the interpreter: games/s, instructions/s, peak memory.
+"""Simulation speed of a pack on both engines: games/s, instructions/s, peak memory.
 
     python benchmarks/bench_simulate.py [--pack dungeon_roll] [--games 2000]
-        [--agent policy:greedy] [--runs 5] [--option k=v ...]
+        [--agent policy:greedy] [--runs 5] [--engine fast --engine interp] [--option k=v ...]
 
-Runs `simulate` in-process with one worker several times and reports the
-median, then counts instructions per game with a counting copy of the VM.
+Plays the games in-process, one after another, several times per engine and
+reports the medians and the fast/interp ratio, then counts the interpreter's
+instructions per game with a counting copy of the VM (the same for both engines:
+the fast path runs the same bytecode).
 """
 from __future__ import annotations
 
@@ -16,22 +18,18 @@ import statistics
 import time
 
 
-def play_games(program, agent_spec, options, games, players, vm_class=None):
+def play_games(program, agent_spec, options, games, players, engine="fast", vm_class=None):
     import runebook.runtime.match as match_module
     from runebook.runtime.agents import make_agent
 
-    saved = match_module.VM
-    if vm_class is not None:
-        match_module.VM = vm_class
-    try:
-        scores = []
-        for seed in range(1, games + 1):
-            agents = [make_agent(agent_spec, program, seed, seat) for seat in range(players)]
-            result = match_module.Match(program, agents, seed, options, players).run()
-            scores.append(result.scores[0])
-        return scores
-    finally:
-        match_module.VM = saved
+    scores = []
+    for seed in range(1, games + 1):
+        agents = [make_agent(agent_spec, program, seed, seat) for seat in range(players)]
+        match = match_module.Match(program, agents, seed, options, players, engine=engine)
+        if vm_class is not None:
+            match.vm = vm_class(program, match.world)
+        scores.append(match.run().scores[0])
+    return scores
 
 
 def main() -> None:
@@ -42,6 +40,7 @@ def main() -> None:
     ap.add_argument("--players", type=int, default=1)
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--option", action="append", default=[])
+    ap.add_argument("--engine", action="append", default=[])
     args = ap.parse_args()
 
     from runebook.compiler.pack import load_program
@@ -50,25 +49,31 @@ def main() -> None:
 
     program = load_program(args.pack)
     options = resolve_options(program, dict(o.split("=", 1) for o in args.option))
-    rates = []
-    for _ in range(args.runs):
-        start = time.perf_counter()
-        scores = play_games(program, args.agent, options, args.games, args.players)
-        rates.append(args.games / (time.perf_counter() - start))
+    report = {"pack": args.pack, "agent": args.agent, "games": args.games, "runs": args.runs}
     counts: collections.Counter = collections.Counter()
     sample = min(args.games, 300)
-    play_games(program, args.agent, options, sample, args.players, counting_vm_class(counts))
+    play_games(program, args.agent, options, sample, args.players, vm_class=counting_vm_class(counts))
     per_game = sum(counts.values()) / sample
-    median = statistics.median(rates)
-    print(json.dumps({
-        "pack": args.pack, "agent": args.agent, "games": args.games, "runs": args.runs,
-        "games_per_second_median": round(median, 1),
-        "games_per_second_runs": [round(r, 1) for r in rates],
-        "mean_score": round(statistics.mean(scores), 3),
-        "instructions_per_game": round(per_game),
-        "instructions_per_second": round(per_game * median),
-        "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
-    }, indent=2))
+    report["instructions_per_game"] = round(per_game)
+    medians = {}
+    for engine in args.engine or ["fast", "interp"]:
+        play_games(program, args.agent, options, 20, args.players, engine)  # warm up (compiles the module)
+        rates = []
+        for _ in range(args.runs):
+            start = time.perf_counter()
+            scores = play_games(program, args.agent, options, args.games, args.players, engine)
+            rates.append(args.games / (time.perf_counter() - start))
+        medians[engine] = statistics.median(rates)
+        report[engine] = {
+            "games_per_second_median": round(medians[engine], 1),
+            "games_per_second_runs": [round(r, 1) for r in rates],
+            "mean_score": round(statistics.mean(scores), 3),
+            "instructions_per_second": round(per_game * medians[engine]),
+        }
+    if len(medians) == 2:
+        report["fast_over_interp"] = round(medians["fast"] / medians["interp"], 2)
+    report["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
+    print(json.dumps(report, indent=2))
 
 
 if __name__ == "__main__":
