@@ -126,7 +126,7 @@ class _Suite:
 
 
 # ---------------------------------------------------------------- running
-def _run_file(suite: _Suite, path: Path, display: str) -> tuple[list, list]:
+def _run_file(suite: _Suite, path: Path, display: str, engine: str) -> tuple[list, list]:
     from runebook.compiler.schema import validate
     from runebook.dsl.yaml_load import load_yaml_text
 
@@ -141,17 +141,18 @@ def _run_file(suite: _Suite, path: Path, display: str) -> tuple[list, list]:
     defaults = data.get("defaults") or {}
     results, diags = [], []
     for i, sc in enumerate(data["scenarios"]):
-        result = _run_scenario(suite, data, defaults, sc, i, display, lines, diags)
+        result = _run_scenario(suite, data, defaults, sc, i, display, lines, diags, engine)
         if result is not None:
             results.append(result)
     return results, diags
 
 
-def _run_scenario(suite, data, defaults, sc, index, display, lines, diags):
+def _run_scenario(suite, data, defaults, sc, index, display, lines, diags, engine):
     from runebook.dsl.yaml_load import locate
     from runebook.runtime.agents import AgentError, ScriptedAgent
     from runebook.runtime.options import OptionError, resolve_options
-    from runebook.runtime.vm import VM, ScriptError
+    from runebook.runtime.fastvm import make_vm
+    from runebook.runtime.vm import ScriptError
     from runebook.runtime.world import World
 
     where = locate(data, ["scenarios", index], display)
@@ -183,7 +184,7 @@ def _run_scenario(suite, data, defaults, sc, index, display, lines, diags):
     program = dataclasses.replace(suite.program, functions=list(suite.program.functions))
     world = World(program, seed, options, n_players)
     world.forced_rolls.extend(str(r) for r in sc.get("rolls", []))
-    vm = VM(program, world)
+    vm = make_vm(engine, program, world)
     agent = ScriptedAgent(sc.get("decisions", []))
     players = tuple(world.players)
 
@@ -224,15 +225,15 @@ def _run_scenario(suite, data, defaults, sc, index, display, lines, diags):
     return result
 
 
-def run_card_tests(targets: list[str]) -> tuple[list, list]:
-    """(scenario results, diagnostics) for packs or test files."""
+def run_card_tests(targets: list[str], engine: str = "fast") -> tuple[list, list]:
+    """(scenario results, diagnostics) for packs or test files, run on the named engine."""
     results, diags = [], []
     for pack_ref, files in _targets(targets):
         suite = _Suite(pack_ref)
         for path in files:
             display = _display(path, suite.root)
             try:
-                r, d = _run_file(suite, Path(path), display)
+                r, d = _run_file(suite, Path(path), display, engine)
             except ContentError as err:
                 r, d = [], err.diagnostics
             results.extend(r)
@@ -247,12 +248,12 @@ def _display(path, root: Path) -> str:
         return str(path)
 
 
-def run_and_report(targets: list[str], fmt: str = "text") -> int:
+def run_and_report(targets: list[str], fmt: str = "text", engine: str = "fast") -> int:
     """Run, print a report, return the exit code (0 all passed, 1 otherwise)."""
     from .render import print_diagnostics
 
     try:
-        results, diags = run_card_tests(targets)
+        results, diags = run_card_tests(targets, engine)
     except ContentError as err:
         results, diags = [], err.diagnostics
     passed = sum(r.ok for r in results)

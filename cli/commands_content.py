@@ -82,14 +82,24 @@ def compile_(target: str, output: Optional[Path]) -> None:
 
 
 # ---------------------------------------------------------------- disasm
-def disasm(target: str, pattern: Optional[str]) -> None:
-    from .disasm import disassemble, select
+def disasm(target: str, pattern: Optional[str], source: bool = False) -> None:
+    from .disasm import disassemble, pick_one, select
 
+    if source and pattern is None:
+        usage_error("--source needs an ID, the function to show (a whole pack is thousands of lines), "
+                    f"e.g. 'runebook disasm {target} play --source'")
     program = _program_or_compiled_file(target)
-    chosen = select(program, pattern)
+    chosen = pick_one(program, pattern) if source else select(program, pattern)
     if not chosen:
         names = ", ".join(f.name for f in program.functions[:12])
         usage_error(f"no function of {program.name} has '{pattern}' in its name (functions: {names}, ...)")
+    if source:
+        if len(chosen) > 1:
+            names = ", ".join(f"'{f.name}'" for _, f in chosen[:12]) + (", ..." if len(chosen) > 12 else "")
+            usage_error(f"'{pattern}' is in the names of {len(chosen)} functions of {program.name} ({names}); "
+                        "--source shows one: give its whole name")
+        _show_source(program, *chosen[0], target)
+        return
     out = Out()
     for n, (index, fn) in enumerate(chosen):
         if n:
@@ -98,9 +108,33 @@ def disasm(target: str, pattern: Optional[str]) -> None:
             out.line(line)
 
 
+def _show_source(program, index: int, fn, target: str) -> None:
+    """One function as the fast path runs it: a legend, then the generated Python."""
+    from runebook.runtime.pysource import translate
+    from .disasm import source_legend
+
+    try:
+        module = translate(program, [index])
+    except (AttributeError, KeyError, TypeError, ValueError, IndexError) as err:
+        if not _is_compiled_file(target):
+            raise  # a pack we compiled ourselves: a bug of the translator
+        file_error("E0601", f"{target}: cannot translate {fn.name} ({type(err).__name__}: {err}); "
+                            "the compiled pack is damaged", "recompile it with 'runebook compile PACK'")
+    out = Out()
+    for line in source_legend(program, index, fn, module.functions[0].generator):
+        out.line(line, "dim")
+    out.line()
+    for line in module.text.rstrip("\n").splitlines():
+        out.line(line)
+
+
+def _is_compiled_file(target: str) -> bool:
+    return target.endswith(".json") or Path(target).is_file()
+
+
 def _program_or_compiled_file(target: str):
     path = Path(target)
-    if not (target.endswith(".json") or path.is_file()):
+    if not _is_compiled_file(target):
         return load_program(target)
     from runebook.runtime.program import Program, ProgramFormatError
     try:
@@ -119,13 +153,13 @@ def _program_or_compiled_file(target: str):
 
 
 # ---------------------------------------------------------------- test
-def test(targets: list[str], fmt: str) -> None:
+def test(targets: list[str], fmt: str, engine: str = "fast") -> None:
     try:
         from .cardtests import run_and_report
     except ImportError as err:
         Out.err().line(f"card tests are not available ({err})", "error")
         raise typer.Exit(INTERNAL)
-    raise typer.Exit(run_and_report(targets, fmt))
+    raise typer.Exit(run_and_report(targets, fmt, engine))
 
 
 # ---------------------------------------------------------------- explain

@@ -12,7 +12,7 @@ from .render import Out
 
 
 def play(target: str, agents: str, players: Optional[int], seed: Optional[int], option_flags: list[str],
-         log: Optional[Path], as_json: bool) -> None:
+         log: Optional[Path], as_json: bool, engine: str = "fast") -> None:
     from runebook.runtime.match import Match
     from runebook.runtime.vm import ScriptError
     from .human import EndOfInput, HumanAgent, HumanAgentFactory
@@ -35,7 +35,7 @@ def play(target: str, agents: str, players: Optional[int], seed: Optional[int], 
         out.line(f"{program.title}: {n} player{'s' if n > 1 else ''}, seed {seed}, "
                  f"agents {', '.join(specs)}", "bold")
         narrator = Narrator(out, [isinstance(a, HumanAgent) for a in seats])
-    match = Match(program, seats, seed, options, n, record=log is not None, on_event=narrator)
+    match = Match(program, seats, seed, options, n, record=log is not None, on_event=narrator, engine=engine)
     try:
         result = match.run()
     except ScriptError as err:

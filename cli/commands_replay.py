@@ -21,7 +21,7 @@ REQUIRED = ("pack", "pack_hash", "seed", "players", "options")
 NOT_COMPARED = ("agents", "pack_source")
 
 
-def replay(log: Path, pack_override: Optional[str]) -> None:
+def replay(log: Path, pack_override: Optional[str], engine: str = "fast") -> None:
     from runebook.runtime.agents import AgentError, ScriptedAgent
     from runebook.runtime.match import Match
     from runebook.runtime.vm import ScriptError
@@ -40,7 +40,8 @@ def replay(log: Path, pack_override: Optional[str]) -> None:
     options = _options(program, start)
     answers = answers_by_seat(recorded, start["players"])
     agents = [ScriptedAgent(a) for a in answers]
-    match = Match(program, agents, start["seed"], options, start["players"], record=True)
+    # The log does not say which engine played it: both give the same events.
+    match = Match(program, agents, start["seed"], options, start["players"], record=True, engine=engine)
     try:
         match.run()
     except ScriptError as err:

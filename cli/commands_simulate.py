@@ -13,7 +13,7 @@ from .render import Out
 
 
 def simulate(target: str, games: int, agents: str, players: Optional[int], seed: int,
-             option_flags: list[str], workers: Optional[int], as_json: bool) -> None:
+             option_flags: list[str], workers: Optional[int], as_json: bool, engine: str = "fast") -> None:
     from .simulate import peak_rss_mb, run_games
 
     program = load_program(target)
@@ -29,7 +29,8 @@ def simulate(target: str, games: int, agents: str, players: Optional[int], seed:
 
     started = time.perf_counter()
     with ProgressBar(games) as bar:
-        tally, error = run_games(program, options, specs, n, range(seed, seed + games), workers, bar.advance)
+        tally, error = run_games(program, options, specs, n, range(seed, seed + games), workers, bar.advance,
+                                 engine=engine)
     seconds = time.perf_counter() - started
     if error is not None:
         _report_script_error(error, target)

@@ -4,6 +4,10 @@ Each instruction is printed as `  pc  Lline  NAME operand  (note)`, where the
 note names what a numeric operand refers to: a local, a global, a variable,
 a zone, a called function or builtin. Nothing here knows any one opcode's
 meaning beyond which table its operand indexes.
+
+`disasm --source` shows instead the Python the fast path runs for one
+function (runtime/pysource.py), after a legend of comments saying what its
+numbered names (`l3`, `f12`, `_Z[2]`, `.vars[1]`) stand for.
 """
 from __future__ import annotations
 
@@ -115,3 +119,90 @@ def disassemble(program, index: int, fn) -> Iterator[str]:
             if note:
                 text += f"  ({note})"
         yield text.rstrip()
+
+
+# ---------------------------------------------------------------- the fast path's source
+def pick_one(program, pattern: str) -> list:
+    """The functions `--source` may mean by ID: those whose name contains it, narrowed to
+    an exact match ('proc play' or just 'play') when the ID is part of several names."""
+    chosen = select(program, pattern)
+    if len(chosen) > 1:
+        exact = [(i, f) for i, f in chosen if pattern in (f.name, f.name.partition(" ")[2])]
+        chosen = exact or chosen
+    return chosen
+
+
+def _part(position: int) -> Callable:
+    """The operand itself, or its item at `position` when it is a tuple."""
+    return lambda arg: arg[position] if isinstance(arg, (tuple, list)) and len(arg) > position else arg
+
+
+# Which names in the generated code an opcode's operand stands for: (table, operand -> index).
+_REFERENCES: dict[str, tuple] = {
+    "CALL": ("functions", _first), "CALL_MEMO": ("functions", _first), "CALL_BUILTIN": ("builtins", _first),
+    "ZONE": ("zones", _part(0)), "ZONE_OF": ("zones", _part(0)),
+    "LOAD_GLOBAL": ("globals", _part(0)), "STORE_GLOBAL": ("globals", _part(0)),
+    "PLAYER_VAR": ("player_vars", _part(0)), "SET_PLAYER_VAR": ("player_vars", _part(0)),
+    "LOCAL_PLAYER_VAR": ("player_vars", _part(1)), "JUMP_IF_VAR_NE": ("player_vars", _part(1)),
+    "SWITCH_VAR": ("player_vars", _part(1)),
+    "THING_VAR": ("thing_vars", _part(0)), "SET_THING_VAR": ("thing_vars", _part(0)),
+}
+
+
+def _references(fn) -> dict:
+    """{table: sorted indexes} of what the function's code names by number."""
+    from runebook.runtime.opcodes import OPS
+
+    found: dict = {}
+    for op, arg in fn.code:
+        info = OPS[op] if isinstance(op, int) and 0 <= op < len(OPS) else None
+        ref = _REFERENCES.get(info.name) if info is not None else None
+        if ref is not None:
+            index = ref[1](arg)
+            if isinstance(index, int) and not isinstance(index, bool):
+                found.setdefault(ref[0], set()).add(index)
+    return {table: sorted(indexes) for table, indexes in found.items()}
+
+
+def source_legend(program, index: int, fn, generator: bool) -> Iterator[str]:
+    """What the generated code's numbered names stand for, as Python comments.
+
+    Names and files from the pack appear only here, printed by the CLI: the
+    generated code itself holds content text only as repr()-ed constants.
+    """
+    from runebook.runtime.builtins import BUILTINS
+
+    yield f"# f{index} is {fn.name}  ({fn.file}, line {fn.line_at(0)}; {len(fn.code)} instructions)"
+    if generator:
+        yield "# a generator: it suspends at decisions (each 'yield' hands a Decision to the driver)"
+    else:
+        yield "# a plain function: it never suspends at a decision"
+    for name, file in dict.fromkeys(tuple(origin) for origin in fn.inlined):  # once each
+        yield f"# compiled in place: {name}  ({file})"
+    names = [f"l{i} = {name}" + (" (parameter)" if i < fn.nparams else "")
+             for i, name in enumerate(fn.local_names)]
+    yield from _wrapped("# locals: ", names)
+    refs = _references(fn)
+    for table, title, shown_as, rows in (
+            ("functions", "calls", "f{}", [f.name for f in program.functions]),
+            ("builtins", "builtins", "_b{}", [b.name for b in BUILTINS]),
+            ("zones", "zones", "_Z[{}]", [row[0] for row in program.zones]),
+            ("globals", "globals", "_G[{}]", [row[0] for row in program.globals]),
+            ("player_vars", "player variables", ".vars[{}]", [row[0] for row in program.player_vars]),
+            ("thing_vars", "thing variables", ".vars[{}]", [row[0] for row in program.thing_vars])):
+        shown = [f"{shown_as.format(i)} = {rows[i]}" for i in refs.get(table, ()) if 0 <= i < len(rows)]
+        yield from _wrapped(f"# {title}: ", shown)
+
+
+def _wrapped(head: str, items: list, width: int = 100) -> Iterator[str]:
+    """`head` and the items, comma-separated, over as many comment lines as it takes."""
+    if not items:
+        return
+    line = head + items[0]
+    for item in items[1:]:
+        if len(line) + 2 + len(item) > width:
+            yield line + ","
+            line = "#   " + item
+        else:
+            line += ", " + item
+    yield line

@@ -31,6 +31,12 @@ class Format(str, Enum):
     json = "json"
 
 
+class Engine(str, Enum):
+    """How scripts run; the same names as runtime.fastvm.ENGINES (a test checks)."""
+    fast = "fast"
+    interp = "interp"
+
+
 def _version(value: bool) -> None:
     if value:
         from runebook import __version__
@@ -54,6 +60,9 @@ AgentsOpt = Annotated[str, typer.Option(
 PlayersOpt = Annotated[Optional[int], typer.Option("--players", help="Number of players (default: the pack's).")]
 OptionOpt = Annotated[Optional[list[str]], typer.Option(
     "--option", help="A pack option as NAME=VALUE; repeat for several.")]
+EngineOpt = Annotated[Engine, typer.Option(
+    "--engine", help="How scripts run: fast (generated Python) or interp (the reference interpreter, "
+                     "for checking the fast path and debugging). Results are the same.")]
 
 
 # ---------------------------------------------------------------- content
@@ -90,20 +99,23 @@ def disasm(
     target: Annotated[str, typer.Argument(metavar="PACK", help="A pack, or a compiled .json file.")],
     pattern: Annotated[Optional[str], typer.Argument(
         metavar="ID", help="Only functions whose name contains this, e.g. 'fight'.")] = None,
+    source: Annotated[bool, typer.Option(
+        "--source", help="Show the Python the fast engine runs for the function ID, not its bytecode.")] = False,
 ) -> None:
-    """Disassemble a pack's bytecode."""
+    """Disassemble a pack's bytecode (or, with --source, show one function's generated Python)."""
     from .commands_content import disasm as run
-    run(target, pattern)
+    run(target, pattern, source)
 
 
 @app.command()
 def test(
     targets: Annotated[list[str], typer.Argument(metavar="PACK", help="Packs, or card-test .yaml files.")],
     fmt: FormatOpt = Format.text,
+    engine: EngineOpt = Engine.fast,
 ) -> None:
     """Run card tests."""
     from .commands_content import test as run
-    run(targets, fmt.value)
+    run(targets, fmt.value, engine.value)
 
 
 @app.command()
@@ -123,10 +135,11 @@ def play(
     option: OptionOpt = None,
     log: Annotated[Optional[Path], typer.Option("--log", help="Write every event as JSON lines, for replay.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print only the result, as one JSON object.")] = False,
+    engine: EngineOpt = Engine.fast,
 ) -> None:
     """Play one match (use --agents human to play yourself)."""
     from .commands_play import play as run
-    run(target, agents, players, seed, option or [], log, as_json)
+    run(target, agents, players, seed, option or [], log, as_json, engine.value)
 
 
 @app.command()
@@ -134,10 +147,11 @@ def replay(
     log: Annotated[Path, typer.Argument(metavar="LOG", help="A log written by 'play --log'.")],
     pack: Annotated[Optional[str], typer.Option(
         "--pack", help="The pack to replay with (default: the one named in the log).")] = None,
+    engine: EngineOpt = Engine.fast,
 ) -> None:
     """Re-run a logged match and check that every event repeats."""
     from .commands_replay import replay as run
-    run(log, pack)
+    run(log, pack, engine.value)
 
 
 @app.command()
@@ -151,10 +165,11 @@ def simulate(
     workers: Annotated[Optional[int], typer.Option(
         "--workers", help="Worker processes (default: one per CPU; 1 runs in this process).")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the statistics as one JSON object.")] = False,
+    engine: EngineOpt = Engine.fast,
 ) -> None:
     """Play many seeded games with bots and report scores or win rates."""
     from .commands_simulate import simulate as run
-    run(target, games, agents, players, seed, option or [], workers, as_json)
+    run(target, games, agents, players, seed, option or [], workers, as_json, engine.value)
 
 
 # ---------------------------------------------------------------- entry point

@@ -2,7 +2,8 @@
 
 Game i is played with seed S+i. Workers get the compiled program once (pool
 initializer) and send back one small tuple per game; results are consumed in
-seed order (Pool.imap), so every total is the same for any number of workers.
+seed order (Pool.imap), so every total is the same for any number of workers
+(and on either engine: both play a seed the same way).
 No Match outlives its game. This module imports no typer or rich: spawned
 workers import it.
 """
@@ -14,12 +15,12 @@ from typing import Callable, Optional
 
 Z95 = 1.96
 
-_STATE: Optional[tuple] = None  # (program, options, agent specs, players), per process
+_STATE: Optional[tuple] = None  # (program, options, agent specs, players, engine), per process
 
 
-def init_worker(program, options: dict, specs: list, n_players: int) -> None:
+def init_worker(program, options: dict, specs: list, n_players: int, engine: str = "fast") -> None:
     global _STATE
-    _STATE = (program, options, specs, n_players)
+    _STATE = (program, options, specs, n_players, engine)
 
 
 def play_one(seed: int) -> tuple:
@@ -28,10 +29,10 @@ def play_one(seed: int) -> tuple:
     from runebook.runtime.match import Match
     from runebook.runtime.vm import ScriptError
 
-    program, options, specs, n_players = _STATE
+    program, options, specs, n_players, engine = _STATE
     agents = [make_agent(spec, program, seed, seat) for seat, spec in enumerate(specs)]
     try:
-        result = Match(program, agents, seed, options, n_players).run()
+        result = Match(program, agents, seed, options, n_players, engine=engine).run()
     except ScriptError as err:
         # Sent as plain fields: ScriptError's constructor does not survive pickling.
         return None, None, None, (seed, err.code, err.message, err.function, err.file, err.line, err.hint)
@@ -88,10 +89,10 @@ class Tally:
 
 
 def run_games(program, options: dict, specs: list, n_players: int, seeds: range, workers: int,
-              on_game: Callable[[], None] = lambda: None) -> tuple[Tally, Optional[tuple]]:
-    """Play every seed; returns the tally and the first script error (then it stops)."""
+              on_game: Callable[[], None] = lambda: None, engine: str = "fast") -> tuple[Tally, Optional[tuple]]:
+    """Play every seed on the named engine; returns the tally and the first script error (then it stops)."""
     tally = Tally(n_players)
-    args = (program, options, specs, n_players)
+    args = (program, options, specs, n_players, engine)
     if workers <= 1:
         init_worker(*args)
         return _consume(map(play_one, seeds), tally, on_game)

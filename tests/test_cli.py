@@ -327,6 +327,117 @@ def test_simulate_unknown_agent_is_a_usage_error():
     assert result.exit_code == 2
 
 
+# ---------------------------------------------------------------- engines
+def test_engine_choices_are_the_runtimes():
+    from runebook.cli.main import Engine
+    from runebook.runtime.fastvm import ENGINES
+    assert [e.value for e in Engine] == list(ENGINES) and ENGINES[0] == "fast"
+
+
+@pytest.mark.parametrize("args", [
+    ["play", "dungeon_roll", "--seed", "1"],
+    ["simulate", "dungeon_roll", "--games", "2"],
+    ["test", "dungeon_roll"],
+    ["replay", "no_such.jsonl"],
+])
+def test_unknown_engine_is_a_usage_error(args):
+    result = run(*args, "--engine", "jit")
+    assert result.exit_code == 2, result.output
+    assert "'jit' is not one of 'fast', 'interp'" in result.output and "Traceback" not in result.output
+
+
+@pytest.mark.parametrize("args", [
+    ["dungeon_roll", "--seed", "3"],
+    ["dungeon_roll", "--seed", "8", "--players", "2", "--agents", "random,policy:greedy"],
+])
+def test_play_is_the_same_on_both_engines(args):
+    fast = run("play", *args, "--json", "--engine", "fast")
+    interp = run("play", *args, "--json", "--engine", "interp")
+    assert fast.exit_code == 0 and interp.exit_code == 0, fast.output + interp.output
+    assert fast.stdout == interp.stdout
+    narrated = [run("play", *args, "--engine", engine).output for engine in ("fast", "interp")]
+    assert narrated[0] == narrated[1]
+
+
+def test_script_error_is_the_same_on_both_engines(tmp_path):
+    pack = write_pack(tmp_path / "faulty", {"main.rune": """\
+        proc play() {
+          let zero = 0
+          let x = 5 / zero rounded down
+        }
+        fn score(p: player) -> int {
+          return 0
+        }
+    """})
+    fast, interp = (run("play", pack, "--seed", "1", "--engine", engine) for engine in ("fast", "interp"))
+    assert fast.exit_code == interp.exit_code == 1
+    assert fast.output == interp.output and "  --> faulty/main.rune:3" in fast.output
+
+
+def test_simulate_is_the_same_on_both_engines_and_any_workers():
+    def stats(data):
+        return {k: data.get(k) for k in ("games", "mean_score", "mean_score_ci95", "titles")}
+    fast = simulate_json("dungeon_roll", "--games", "20", "--seed", "1", "--workers", "2", "--engine", "fast")
+    interp = simulate_json("dungeon_roll", "--games", "20", "--seed", "1", "--workers", "1", "--engine", "interp")
+    assert stats(fast) == stats(interp) and fast["games"] == 20
+    args = ("--games", "12", "--players", "2", "--agents", "random,policy:greedy", "--seed", "4")
+    fast = simulate_json("dungeon_roll", *args, "--workers", "1", "--engine", "fast")
+    interp = simulate_json("dungeon_roll", *args, "--workers", "2", "--engine", "interp")
+    for key in ("wins", "win_rate", "win_rate_ci95", "mean_scores", "titles"):
+        assert fast.get(key) == interp.get(key), key
+
+
+CARD_TESTS = """\
+    scenarios:
+      - name: a choice is taken from the script
+        rule: "picks add up"
+        do: |
+          play()
+        decisions: [2]
+        expect:
+          - p1.total == 3
+      - name: this one fails on purpose
+        rule: "a wrong expectation is reported"
+        do: |
+          p1.total += 1
+        expect:
+          - p1.total == 5
+      - name: an expected error
+        rule: "dividing by zero stops the script"
+        do: |
+          let zero = 0
+          p1.total = 1 / zero rounded down
+        expect_error: division by zero
+        expect:
+          - p1.total == 0
+"""
+
+
+def test_card_tests_are_the_same_on_both_engines(tiny):
+    (tiny / "cards.yaml").write_text(textwrap.dedent(CARD_TESTS))
+    from runebook.compiler.pack import content_root
+    shipped = content_root() / "dungeon_roll" / "tests"
+    for files in ([tiny / "cards.yaml"], [shipped / "treasures.yaml", shipped / "companions.yaml"]):
+        fast = run("test", *files, "--format", "json", "--engine", "fast")
+        interp = run("test", *files, "--format", "json", "--engine", "interp")
+        assert fast.exit_code == interp.exit_code and fast.stdout == interp.stdout, fast.output + interp.output
+    data = json.loads(run("test", tiny / "cards.yaml", "--format", "json", "--engine", "interp").stdout)
+    assert (data["passed"], data["failed"]) == (2, 1) and data["diagnostics"] == []
+    assert data["scenarios"][1]["failures"] == ["expected: p1.total == 5"]
+
+
+def test_replay_works_on_the_other_engine(match_log, tmp_path):
+    result = run("replay", match_log, "--engine", "interp")  # match_log was played on the default, fast
+    assert result.exit_code == 0, result.output
+    log = tmp_path / "interp.jsonl"
+    made = run("play", "dungeon_roll", "--seed", "6", "--players", "2", "--agents", "policy:greedy",
+               "--log", log, "--engine", "interp")
+    assert made.exit_code == 0, made.output
+    result = run("replay", log, "--engine", "fast")
+    assert result.exit_code == 0, result.output
+    assert result.output.startswith("replay ok: ")
+
+
 # ---------------------------------------------------------------- compile, disasm
 def test_compile_then_disassemble_the_file(tmp_path):
     target = tmp_path / "dr.rbc.json"
@@ -337,6 +448,9 @@ def test_compile_then_disassemble_the_file(tmp_path):
     assert result.exit_code == 0, result.output
     assert "function 0: proc play" in result.output
     assert "STORE_LOCAL" in result.output and "CALL (" in result.output
+    result = run("disasm", target, "play", "--source")  # 'proc play' wins over names that contain 'play'
+    assert result.exit_code == 0, result.output
+    assert "# f0 is proc play" in result.output and "\ndef f0(" in result.output
 
 
 def test_compile_defaults_to_the_current_folder(tiny, tmp_path, monkeypatch):
@@ -351,6 +465,32 @@ def test_disasm_names_locals_and_lines(tiny):
     # a store may be fused with the next load (STORE_LOAD): the local's name is shown either way
     assert any("STORE_LO" in line and "(c" in line and " L4 " in line for line in result.output.splitlines())
     assert run("disasm", tiny, "no_such_function").exit_code == 2
+
+
+def test_disasm_source_shows_the_generated_python_with_a_legend():
+    result = run("disasm", "dungeon_roll", "score", "--source")
+    assert result.exit_code == 0, result.output
+    legend, _, code = result.output.partition("\n\n")
+    assert legend.startswith("# f") and " is fn score  (dungeon_roll/game.rune, line " in legend
+    assert "# a plain function" in legend and "# locals: l0 = p (parameter)" in legend
+    assert all(line.startswith("#") for line in legend.splitlines())
+    assert code.startswith("def f") and "def f" not in code[1:]  # that one function only
+    compile(code, "<disasm --source>", "exec")  # what is shown is the Python that runs
+    assert "score" not in code and "game.rune" not in code  # names from the pack stay in the legend
+    result = run("disasm", "dungeon_roll", "proc play", "--source")
+    assert result.exit_code == 0, result.output
+    assert "# a generator: it suspends at decisions" in result.output and "yield" in result.output
+
+
+@pytest.mark.parametrize("args, message", [
+    (["dungeon_roll", "--source"], "--source needs an ID"),
+    (["dungeon_roll", "ee", "--source"], "--source shows one: give its whole name"),
+    (["dungeon_roll", "no_such_function", "--source"], "no function of dungeon_roll has 'no_such_function'"),
+])
+def test_disasm_source_usage_errors(args, message):
+    result = run("disasm", *args)
+    assert result.exit_code == 2, result.output
+    assert message in result.output and "Traceback" not in result.output
 
 
 @pytest.mark.parametrize("damage", [
