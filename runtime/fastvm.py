@@ -110,9 +110,6 @@ def _helpers(program) -> dict:
 
 
 # ------------------------------------------------------------------ the compiled module
-# Bump when the translator's output changes: it names the disk cache of compiled modules.
-TRANSLATOR_VERSION = 2
-
 
 class FastModule:
     """A program's functions as Python callables, sharing one globals dict."""
@@ -192,12 +189,23 @@ def fast_module(program) -> FastModule:
 
 
 # ------------------------------------------------------------------ disk cache
+def _translator_digest() -> str:
+    """A digest of the translator's own source: a changed translator never reads old modules."""
+    import hashlib
+    from pathlib import Path
+    here = Path(__file__).parent
+    digest = hashlib.sha256()
+    for name in ("pysource.py", "structure.py"):
+        digest.update((here / name).read_bytes())
+    return digest.hexdigest()[:12]
+
+
 def _cache_path(program):
     from runebook.paths import cache_dir
     from .opcodes import TABLE_DIGEST
     tag = sys.implementation.cache_tag  # marshalled code is only valid for one Python version
     return cache_dir() / "fast" / (f"{program.name}-{program.pack_hash[:20]}-{program.engine_version}-"
-                                   f"{TABLE_DIGEST}-t{TRANSLATOR_VERSION}-{tag}.bin")
+                                   f"{TABLE_DIGEST}-{_translator_digest()}-{tag}.bin")
 
 
 def _cached_module(program) -> FastModule:
