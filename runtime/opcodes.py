@@ -12,8 +12,8 @@ Adding an opcode: add its row where its measured frequency puts it (the row
 number is the code; benchmarks/profile_instructions.py gives the histogram),
 add its branch in runtime/vm.py under the range guard (< 8, < 16, < 32, rest)
 its code falls in, renumber the branches whose codes moved, add its translation
-to TRANSLATIONS in runtime/pysource.py (the fast path), and run `python docs/gen_docs.py`. tests/test_opcodes.py
-fails until all agree.
+to TRANSLATIONS in runtime/pysource.py (the fast path), and run
+`python docs/gen_docs.py`. tests/test_opcodes.py fails until all agree.
 Compiled files carry TABLE_DIGEST, so old compiled packs are refused, not misread.
 """
 from __future__ import annotations
