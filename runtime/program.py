@@ -7,7 +7,7 @@ file raises ProgramFormatError, which the CLI reports as a diagnostic.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 from .opcodes import TABLE_DIGEST
@@ -79,6 +79,18 @@ class Program:
     runtime_cache: dict = field(default_factory=dict, repr=False, compare=False)
 
     # ---------------------------------------------------------------- serialisation
+    def __getstate__(self) -> dict:
+        # Pickled for worker processes: a backend's compiled module stays behind (it holds
+        # functions that do not pickle) and is rebuilt, or read from disk, where it is needed;
+        # plain facts (whether it may be cached on disk) travel.
+        state = {f.name: getattr(self, f.name) for f in fields(self)}
+        state["runtime_cache"] = {k: v for k, v in self.runtime_cache.items() if isinstance(v, (bool, int, str))}
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        for name, value in state.items():
+            setattr(self, name, value)
+
     def to_json(self) -> str:
         data = {
             "format": FORMAT, "format_version": FORMAT_VERSION, "opcodes": TABLE_DIGEST,

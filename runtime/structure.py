@@ -219,27 +219,31 @@ class _Writer:
     def _is_py_loop(self, frame) -> bool:
         return frame[0] == "loop" or (frame[0] == "block" and frame[1] in self.realized)
 
-    def jump(self, frames: list, label: int, back: bool, tail: bool, pc: int) -> list:
-        """Statements that move control to `label` from a place inside `frames`."""
+    def jump(self, frames: list, label: int, back: bool, tail: bool, pc: int, depth: int | None = None) -> list:
+        """Statements that move control to `label` from a place inside frames[:depth]."""
         kind = "loop" if back else "block"
-        t = max(i for i, f in enumerate(frames) if f[0] == kind and f[1] == label)
-        inner = frames[t + 1:]
-        loops = [i for i in range(t + 1, len(frames)) if self._is_py_loop(frames[i])]
-        if not loops:
-            if back:
-                return [("continue", pc)]
-            if tail and all(f[0] == "if" for f in inner):
-                return []                      # falls through to the merge block
-            self.wanted.add(label)             # this block must become a loop to be left with break
-            return [("break", pc)]
-        p = loops[-1]
-        loop_frame = frames[p]
+        i = (len(frames) if depth is None else depth) - 1
+        only_ifs = True
+        while True:  # outwards to the target, or to the first Python loop in the way
+            frame = frames[i]
+            if frame[0] == kind and frame[1] == label:
+                if back:
+                    return [("continue", pc)]
+                if tail and only_ifs:
+                    return []                  # falls through to the merge block
+                self.wanted.add(label)         # this block must become a loop to be left with break
+                return [("break", pc)]
+            if self._is_py_loop(frame):
+                break
+            only_ifs = only_ifs and frame[0] == "if"
+            i -= 1
+        loop_frame = frames[i]
         if loop_frame[0] == "loop":
-            after = self.jump(frames[:p], label, back, True, pc)
+            after = self.jump(frames, label, back, True, pc, i)
             if not after:
                 return [("break", pc)]
         else:  # leaving a realized block lands on its merge block: not the target, so jump again
-            after = self.jump(frames[:p], label, back, False, pc)
+            after = self.jump(frames, label, back, False, pc, i)
         flag = self.flags.setdefault((label, back), len(self.flags) + 1)
         handlers = self.handlers.setdefault(loop_frame[2], [])
         if all(f != flag for f, _ in handlers):
@@ -287,14 +291,20 @@ class _Writer:
         if header.foreach is None or header.stmts or len(body) != 1 or body[0][0] != "if":
             return False
         (cond, pc, then), (other, _, exit_) = body[0][1]
-        if other is not None or len(exit_) != 1 or exit_[0][0] != "br" or \
-                self.jump(frames + [("if",)], exit_[0][1], exit_[0][2], True, pc) != [("break", pc)]:
+        if other is not None or len(exit_) != 1 or exit_[0][0] != "br" or not self._plain_break(frames, exit_[0]):
             return False
         var, items = header.foreach
         self.lines.append((indent, f"for {var} in {items}:", pc))
         self.seq(then[1:], frames, indent + 1)  # then[0] is the step by index that `for` replaces
         self._handlers(frame, indent)
         return True
+
+    def _plain_break(self, frames: list, br: tuple) -> bool:
+        """Whether this jump out of a loop's `else` arm would be just `break` (a trial: no side effects)."""
+        saved = (set(self.wanted), dict(self.flags), {k: list(v) for k, v in self.handlers.items()})
+        result = self.jump(frames + [("if",)], br[1], br[2], True, -1) == [("break", -1)]
+        self.wanted, self.flags, self.handlers = saved
+        return result
 
     def _loop(self, body: list, frames: list, frame, indent: int, closing_break: bool) -> None:
         self.lines.append((indent, "while True:", -1))
