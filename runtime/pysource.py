@@ -79,12 +79,14 @@ def _const(value) -> str:
 class _BlockWriter:
     """Translates one basic block, keeping the operand stack as Python expressions."""
 
-    def __init__(self, fn, ctx: "_Context", depth: int):
+    def __init__(self, fn, ctx: "_Context", stack: list, joins: set):
         self.fn = fn
         self.ctx = ctx
-        self.stack = [(f"_s{i}", SLOT, None) for i in range(depth)]
+        self.stack = stack
+        self.joins = joins          # instructions where blocks join: the stack arrives in _s0, _s1, ...
         self.stmts: list = []
         self.arms: list = []
+        self.pushed: dict = {}      # target -> values an arm adds to the stack it passes on
         self.pc = 0
         self.key = None
         self.foreach = None
@@ -151,11 +153,16 @@ class _BlockWriter:
 
     # ---- terminators
     def branch(self, cond: str, target: int, other: int) -> None:
-        self.end_block()
+        self.end_block((target, other))
         self.arms = [Arm(cond, self.pc, [], target), Arm(None, self.pc, [], other)]
 
-    def end_block(self) -> None:
-        self._store([i for i, (text, _, _) in enumerate(self.stack) if text != f"_s{i}"])
+    def end_block(self, targets: tuple = ()) -> None:
+        """Before a branch: pending expressions are evaluated; the stack is put in _s0, _s1, ...
+        unless every target has this block as its only way in (then it is passed on as it is)."""
+        if any(t in self.joins for t in targets) or not targets:
+            self._store([i for i, (text, _, _) in enumerate(self.stack) if text != f"_s{i}"])
+        else:
+            self.flush()
 
 
 class _Context:
@@ -403,7 +410,7 @@ def _return(w, arg):
 
 
 def _jump(w, target):
-    w.end_block()
+    w.end_block((target,))
     w.arms = [Arm(None, w.pc, [(STEP, w.pc)] if target <= w.pc else [], target)]
 
 
@@ -436,18 +443,22 @@ def _skip_if_quiet(w, target):
 
 def _for_iter(w, arg, push_slot=None):
     items, index, var, end = arg[:4]
-    w.end_block()
+    w.flush_local(var)  # the step assigns var: stack items reading it keep the old value
+    w.end_block((w.pc + 1, end))
     pre = [(f"l{var} = l{items}[l{index}]\nl{index} += 1", w.pc), (STEP, w.pc)]
     w.foreach = (f"l{var}", f"l{items}")
     if push_slot is not None:
-        pre.append((f"{w.next_slot()} = l{push_slot}", w.pc))
-    w.arms = [Arm(f"l{index} < _len(l{items})", w.pc, pre, w.pc + 1, pushes=int(push_slot is not None)),
-              Arm(None, w.pc, [], end)]
+        if w.pc + 1 in w.joins:
+            pre.append((f"{w.next_slot()} = l{push_slot}", w.pc))
+            w.pushed[w.pc + 1] = [(w.next_slot(), SLOT, None)]
+        else:
+            w.pushed[w.pc + 1] = [(f"l{push_slot}", LOCAL, push_slot)]
+    w.arms = [Arm(f"l{index} < _len(l{items})", w.pc, pre, w.pc + 1), Arm(None, w.pc, [], end)]
 
 
 def _switch_var(w, arg):
     slot, var, table, end = arg
-    w.end_block()
+    w.end_block(tuple(branch_targets(w.fn.code, w.pc)))
     w._emit(f"_v = l{slot}.vars[{var}]")
     by_target: dict = {}
     for value, target in table.items():
@@ -561,15 +572,21 @@ def _blocks(fn, ctx: _Context) -> list:
     starts = sorted(leaders)
     number = {pc: i for i, pc in enumerate(starts)}
     bounds = list(zip(starts, starts[1:] + [len(code)]))
-    depth_in: dict = {0: 0}
+    ways_in: dict = {}
+    for start, end in bounds:
+        last = end - 1
+        for t in (branch_targets(code, last) if code[last][0] in _BRANCHES else [end]):
+            ways_in[t] = ways_in.get(t, 0) + 1
+    joins = {pc for pc, n in ways_in.items() if n > 1}
+    stack_in: dict = {0: []}
     blocks: dict = {}
     pending = [0]
-    while pending:  # translate blocks as they are reached, so each knows its stack depth
+    while pending:  # translate blocks as they are reached, so each knows the stack it starts with
         b = pending.pop()
         if b in blocks:
             continue
         start, end = bounds[b]
-        w = _BlockWriter(fn, ctx, depth_in[b])
+        w = _BlockWriter(fn, ctx, stack_in[b], joins)
         w.pc = start
         for pc in range(start, end):
             key = fn.source_at(pc)
@@ -580,7 +597,7 @@ def _blocks(fn, ctx: _Context) -> list:
             op, arg = code[pc]
             _BY_CODE[op](w, arg)
         if code[end - 1][0] not in _BRANCHES:
-            w.end_block()
+            w.end_block((end,) if end < len(code) else ())
             if end < len(code):
                 w.arms = [Arm(None, end - 1, [], end)]
             else:
@@ -589,9 +606,12 @@ def _blocks(fn, ctx: _Context) -> list:
         blocks[b] = Block(w.stmts, arms, w.foreach if start == end - 1 else None)
         for a in w.arms:
             t = number[a.target]
-            depth = len(w.stack) + a.pushes
-            if t not in depth_in:
-                depth_in[t] = depth
+            if t not in stack_in:
+                if a.target in joins:
+                    depth = len(w.stack) + len(w.pushed.get(a.target, ()))
+                    stack_in[t] = [(f"_s{i}", SLOT, None) for i in range(depth)]
+                else:
+                    stack_in[t] = list(w.stack) + w.pushed.get(a.target, [])
                 pending.append(t)
     # unreachable blocks become empty stubs: nothing branches to them
     return [blocks.get(i, Block([("_ran_off()", 0)])) for i in range(len(starts))]

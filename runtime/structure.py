@@ -39,7 +39,6 @@ class Arm:
     pc: int                 # instruction the condition comes from
     pre: list               # [(statement, pc)] run when the arm is taken
     target: int             # block index
-    pushes: int = 0         # values the arm's statements leave on the stack (a loop step's load)
 
 
 @dataclass
