@@ -147,13 +147,14 @@ class FastModule:
                 return self.callables[index]
         except IndexError:
             pass
-        # A card test appends its steps to a copy of the program: translate just that one.
+        # A card test appends its steps to a copy of the program: translate just that one. It
+        # runs once, so it gets the layout that is quickest to make (a dispatch loop).
         from .pysource import _Context, translate
         if self._ctx is None:
             self._ctx = _Context(program, self.generators, self.track_depth)
         self._ctx.program = program
         self._ctx.classify(index)
-        source = translate(program, [index], self._ctx)
+        source = translate(program, [index], self._ctx, force_dispatch=True)
         filename = f"{self.filename} {len(self.line_pcs)}"
         exec(compile(source.text, filename, "exec"), self.globals)  # noqa: S102
         self.line_pcs[filename] = source.line_pcs
