@@ -126,6 +126,7 @@ class FastModule:
         exec(code, self.globals)  # noqa: S102 - made by runtime/pysource.py: no content text but repr()s
         g = self.globals
         self.callables = [g[f"f{i}"] for i in range(len(program.functions))]
+        self.base = len(self.callables)  # functions below this index never change; card tests add more
         g["_ACT"] = tuple(self.callables[a.body] for a in program.actions)
 
     @classmethod
@@ -243,6 +244,7 @@ class FastVM:
         self.world = world
         self.budget = budget
         self.module = module or fast_module(program)  # tests pass their own (e.g. force_dispatch)
+        self._globals = self.module.globals
         self.memo: dict = {}
         self.result = None
         self.done = False
@@ -250,7 +252,7 @@ class FastVM:
         self._entry = None
 
     def _bind(self) -> dict:
-        g = self.module.globals
+        g = self._globals
         if g["_W"] is not self.world or g["_M"] is not self.memo:
             world = self.world
             g.update(_W=world, _M=self.memo, _Z=world.zones, _G=world.globals, _O=world.options,
@@ -304,11 +306,14 @@ class FastVM:
         Agents call this between runs only, and every run sets the budget it resumes
         with, so nothing needs restoring here (policies call it often).
         """
-        g = self._bind()
+        g = self._globals
+        if g["_W"] is not self.world or g["_M"] is not self.memo:
+            self._bind()
         g["_steps"] = CALL_BUDGET
+        module = self.module
         try:
-            fn = self.module.function(self.program, fn_index)
-            if fn_index not in self.module.generators:
+            fn = module.callables[fn_index] if fn_index < module.base else module.function(self.program, fn_index)
+            if fn_index not in module.generators:
                 return fn(*args)
             gen = fn(*args)
             try:
