@@ -186,19 +186,12 @@ class _Context:
 
 
 # ------------------------------------------------------------------ opcode translations
-def _binary(symbol: str):
+def _binary(template: str):
+    """Two operands into one expression: "({a} + {b})", "_index({a}, {b})"."""
     def emit(w: _BlockWriter, arg) -> None:
         b = w.pop()
         a = w.pop()
-        w.push(f"({a} {symbol} {b})")
-    return emit
-
-
-def _helper2(name: str):
-    def emit(w: _BlockWriter, arg) -> None:
-        b = w.pop()
-        a = w.pop()
-        w.push(f"{name}({a}, {b})")
+        w.push(template.format(a=a, b=b))
     return emit
 
 
@@ -481,7 +474,7 @@ TRANSLATIONS = {
     "CALL_BUILTIN": _call_builtin,
     "STORE_LOCAL": _store_local,
     "JUMP_IF_VAR_NE": _jump_if_var_ne,
-    "ADD": _binary("+"),
+    "ADD": _binary("({a} + {b})"),
     "ITER_START": _iter_start,
     "RETURN": _return,
     "ENTRY_FIELD": _unary_const("_E[{x}][{arg}]"),
@@ -503,28 +496,28 @@ TRANSLATIONS = {
     "THING_ENTRY": _unary("{x}.entry"),
     "NEW_LIST": lambda w, arg: w.push("[]"),
     "APPEND": lambda w, slot: w.stmt(f"l{slot}.append({w.pop()})"),
-    "SUB": _binary("-"),
+    "SUB": _binary("({a} - {b})"),
     "THING_FACE": _unary("{x}.face"),
     "POP": _pop,
-    "GT": _binary(">"),
+    "GT": _binary("({a} > {b})"),
     "LOAD_GLOBAL": lambda w, slot: w.push(f"_G[{slot}]"),
     "JUMP_IF_EQ_CONST": _jump_if_const("=="),
     "ENTRIES": _entries,
-    "EQ": _binary("=="),
+    "EQ": _binary("({a} == {b})"),
     "FOR_ITER": _for_iter,
     "MOVE": lambda w, place: _mutation("_W.move({0}, {1}, {arg})", 2)(w, _const(place)),
     "EVENT_FIELD": lambda w, field: w.push(_field(w.pop(), field)),
-    "MUL": _binary("*"),
+    "MUL": _binary("({a} * {b})"),
     "NEW_EVENT": _new_event,
     "DUP": _dup,
-    "INDEX": _helper2("_index"),
-    "NE": _binary("!="),
-    "LT": _binary("<"),
-    "LE": _binary("<="),
-    "GE": _binary(">="),
-    "MOD": _helper2("_mod"),
-    "DIV_UP": _helper2("_div_up"),
-    "DIV_DOWN": _helper2("_div_down"),
+    "INDEX": _binary("_index({a}, {b})"),
+    "NE": _binary("({a} != {b})"),
+    "LT": _binary("({a} < {b})"),
+    "LE": _binary("({a} <= {b})"),
+    "GE": _binary("({a} >= {b})"),
+    "MOD": _binary("_mod({a}, {b})"),
+    "DIV_UP": _binary("_div_up({a}, {b})"),
+    "DIV_DOWN": _binary("_div_down({a}, {b})"),
     "NEG": _unary("(-{x})"),
     "NOT": _unary("(not {x})"),
     "STORE_GLOBAL": _mutation("_G[{arg}] = {0}", 1),
