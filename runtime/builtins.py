@@ -106,6 +106,82 @@ def _text(world, value):
     return world.describe(value)
 
 
+# ---------------------------------------------------------------- graphs as lists of pairs
+# A graph is a list of pairs [a, b]: undirected edges (a map's adjacency, one player's
+# network of links). Results come in the order nodes are first met, walking the pairs
+# in list order, so they never depend on hash order.
+def _edges(pairs):
+    for pair in pairs:
+        if len(pair) != 2:
+            raise ScriptFault(f"a graph edge must be a pair of two items, not {len(pair)}")
+        yield pair[0], pair[1]
+
+
+def _neighbours(world, pairs, node):
+    out = []
+    for a, b in _edges(pairs):
+        other = b if a == node else a if b == node else None
+        if other is not None and other not in out:
+            out.append(other)
+    return tuple(out)
+
+
+def _reachable(world, pairs, start):
+    edges = list(_edges(pairs))
+    found, frontier = [start], [start]
+    while frontier:  # breadth first: nearer nodes come first
+        nxt = []
+        for node in frontier:
+            for a, b in edges:
+                other = b if a == node else a if b == node else None
+                if other is not None and other not in found:
+                    found.append(other)
+                    nxt.append(other)
+        frontier = nxt
+    return tuple(found)
+
+
+def _components(world, pairs):
+    groups: list = []
+    for a, b in _edges(pairs):
+        ga = next((g for g in groups if a in g), None)
+        gb = next((g for g in groups if b in g), None)
+        if ga is None and gb is None:
+            groups.append([a] if a == b else [a, b])
+        elif gb is None:
+            ga.append(b)
+        elif ga is None:
+            gb.append(a)
+        elif ga is not gb:
+            ga.extend(gb)
+            groups.remove(gb)
+    return tuple(tuple(g) for g in groups)
+
+
+def _component_edges(world, pairs, node):
+    nodes = _reachable(world, pairs, node)
+    return tuple(pair for pair in pairs if pair[0] in nodes)
+
+
+def _has_cycle(world, pairs):
+    groups: list = []
+    for a, b in _edges(pairs):
+        ga = next((g for g in groups if a in g), None)
+        if ga is not None and b in ga:
+            return True  # a and b were already connected: this edge closes a loop
+        gb = next((g for g in groups if b in g), None)
+        if ga is None and gb is None:
+            groups.append([a, b])
+        elif gb is None:
+            ga.append(b)
+        elif ga is None:
+            gb.append(a)
+        else:
+            ga.extend(gb)
+            groups.remove(gb)
+    return False
+
+
 BUILTINS: tuple[Builtin, ...] = (
     Builtin("len", ("coll[T]",), "int", "Number of items in a list or zone.",
             "len(hand of p)", lambda w, c: len(_items(c))),
@@ -135,6 +211,21 @@ BUILTINS: tuple[Builtin, ...] = (
             "partners([[red, blue], [red, green]], red)", _partners),
     Builtin("with_entry", ("coll[T]", "str"), "list[T]", "The things in a list or zone made from an entry.",
             "with_entry(hand of p, potion_card)", _with_entry),
+    Builtin("neighbours", ("list[list[T]]", "T"), "list[T]",
+            "The nodes joined to a node by an edge of a graph given as a list of pairs (edges go both ways).",
+            "neighbours(roads, here)", _neighbours),
+    Builtin("reachable", ("list[list[T]]", "T"), "list[T]",
+            "Every node connected to a start node through the graph's edges, the start first, nearest first.",
+            "reachable(links of p, home)", _reachable),
+    Builtin("components", ("list[list[T]]",), "list[list[T]]",
+            "The graph's connected groups of nodes (its separate networks), in the order first met.",
+            "components(links of p)", _components),
+    Builtin("component_edges", ("list[list[T]]", "T"), "list[list[T]]",
+            "The edges of the connected group (network) a node belongs to.",
+            "component_edges(links of p, home)", _component_edges),
+    Builtin("has_cycle", ("list[list[T]]",), "bool",
+            "Whether some edges of the graph form a closed loop.",
+            "has_cycle(links of p)", _has_cycle),
     Builtin("random_int", ("int", "int"), "int", "A random integer between two bounds, both included.",
             "random_int(1, 6)", _random_int, draws_random=True),
     Builtin("text", ("any",), "str", "A value as narration text.", "text(p)", _text),

@@ -14,7 +14,8 @@ add its branch in runtime/vm.py under the range guard (< 8, < 16, < 32, rest)
 its code falls in, renumber the branches whose codes moved, add its translation
 to TRANSLATIONS in runtime/pysource.py (the fast path), and run
 `python docs/gen_docs.py`. tests/test_opcodes.py fails until all agree.
-Compiled files carry TABLE_DIGEST, so old compiled packs are refused, not misread.
+Compiled files carry TABLE_DIGEST (of this table and the builtin registry), so old
+compiled packs are refused, not misread.
 """
 from __future__ import annotations
 
@@ -128,8 +129,12 @@ BY_NAME: dict[str, OpInfo] = {op.name: op for op in OPS}
 # Module-level integer constants (CONST, LOAD_LOCAL, ...) for the emitter and VM.
 globals().update({op.name: op.code for op in OPS})
 
-# Compiled code stores opcode numbers: a compiled file is only valid for the
-# table it was made with, so its stamp includes this digest of the table.
+# Compiled code stores opcode numbers and builtin numbers: a compiled file is only
+# valid for the opcode table and builtin registry it was made with, so its stamp
+# includes this digest of both.
 import hashlib as _hashlib  # noqa: E402
 
-TABLE_DIGEST = _hashlib.sha256(" ".join(op.name for op in OPS).encode()).hexdigest()[:12]
+from .builtins import BUILTINS as _BUILTINS  # noqa: E402
+
+TABLE_DIGEST = _hashlib.sha256((" ".join(op.name for op in OPS) + " | " +
+                                " ".join(b.name for b in _BUILTINS)).encode()).hexdigest()[:12]

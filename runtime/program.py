@@ -124,7 +124,7 @@ class Program:
             raise ProgramFormatError(f"compiled with format {data.get('format_version')}, "
                                      f"this engine reads format {FORMAT_VERSION}")
         if data.get("opcodes") != TABLE_DIGEST:
-            raise ProgramFormatError("compiled with a different opcode table; compile the pack again")
+            raise ProgramFormatError("compiled with a different opcode table or builtin registry; compile the pack again")
         if expect_engine is not None and data.get("engine_version") != expect_engine:
             raise ProgramFormatError(f"compiled by engine {data.get('engine_version')}, this is {expect_engine}")
         try:

@@ -135,6 +135,28 @@ def test_move_to_bottom_and_top():
     assert "to top tails, heads" in lines      # ... unless told 'top'
 
 
+# ---------------------------------------------------------------- graphs (lists of pairs)
+@pytest.mark.parametrize("label, expected", [
+    ("neighbours", "b, c | e | 0"),             # edges go both ways; an unknown node has none
+    ("reachable", "b, a, c | e, d | f"),        # the start first, then nearest first
+    ("components", "2 a, b, c | d, e"),         # separate networks, in the order first met
+    ("merged", "a, b, c, d"),                   # an edge joining two groups merges them
+    ("edges", "3 1 0"),                         # the links of a node's network
+    ("loops", "yes no yes"),                    # a-b-c-a closes a loop; two links a-b too
+    ("includes", "yes no"),                     # "a network that includes X and Y"
+    ("degree", "2"),                            # links touching a node, with count()
+])
+def test_graph_builtins(label, expected):
+    _, match = run("graphs")
+    assert lines_by_label(match)[label] == expected
+
+
+def test_a_graph_edge_must_be_a_pair():
+    from runebook.runtime.builtins import BY_NAME, ScriptFault
+    with pytest.raises(ScriptFault, match="pair of two items, not 3"):
+        BY_NAME["reachable"].impl(None, (("a", "b", "c"),), "a")
+
+
 # ---------------------------------------------------------------- events
 @pytest.fixture(scope="module")
 def events():
