@@ -152,6 +152,7 @@ def _run_scenario(suite, data, defaults, sc, index, display, lines, diags, engin
     from runebook.runtime.agents import AgentError, ScriptedAgent
     from runebook.runtime.options import OptionError, resolve_options
     from runebook.runtime.fastvm import make_vm
+    from runebook.runtime.visibility import SeatView
     from runebook.runtime.vm import ScriptError
     from runebook.runtime.world import World
 
@@ -193,7 +194,8 @@ def _run_scenario(suite, data, defaults, sc, index, display, lines, diags, engin
         vm.start(len(program.functions) - 1, players)
         decision = vm.run()
         while decision is not None:
-            decision = vm.resume(decision.options[agent.choose(decision, world, vm)])
+            view = SeatView(vm, world, decision.player.seat)
+            decision = vm.resume(decision.options[agent.choose(decision, view)])
 
     expected_error = sc.get("expect_error")
     try:

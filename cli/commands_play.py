@@ -57,7 +57,11 @@ def fresh_seed() -> int:
 
 
 class Narrator:
-    """Match.on_event: prints narration as it happens, and what agents chose."""
+    """Match.on_event: prints narration as it happens, and what agents chose.
+
+    An entry private to a seat (a `log to p` line, a choice among one's own hidden
+    things) is shown only when that seat is played by a person at this terminal.
+    """
 
     def __init__(self, out: Out, is_human: list[bool]):
         self.out = out
@@ -65,10 +69,13 @@ class Narrator:
 
     def __call__(self, event: dict) -> None:
         kind = event.get("type")
-        if kind == "say":
+        private = event.get("private")
+        may_read = private is None or self.is_human[private - 1]
+        if kind == "say" and may_read:
             self.out.line(event["text"])
         elif kind == "decision" and not self.is_human[event["player"] - 1]:
-            self.out.line(f"  Player {event['player']} chose: {event['label']}", "dim")
+            label = f": {event['label']}" if may_read else " (hidden)"
+            self.out.line(f"  Player {event['player']} chose{label}", "dim")
 
 
 def show_result(out: Out, result, seed: int, log: Optional[Path]) -> None:

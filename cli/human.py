@@ -19,8 +19,8 @@ class HumanAgent(Agent):
         self.out = out
         self.inp = inp
 
-    def choose(self, decision, world, vm) -> int:
-        labels = decision.labels(world)
+    def choose(self, decision, view) -> int:
+        labels = view.labels(decision)
         print(f"\nPlayer {self.seat + 1}, {decision.kind} '{decision.tag}':", file=self.out)
         for i, label in enumerate(labels, 1):
             print(f"  {i:>2}. {label}", file=self.out)

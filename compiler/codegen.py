@@ -392,11 +392,14 @@ class FunctionCompiler(Expressions, Inlining):
         # text's holes must be pure: skipping them may not change the game.
         # The checker forbids effects in the holes themselves, but a called fn may still
         # assign, roll or draw: then the text is built even in quiet matches (purity.py).
-        skip = self.emit(O.SKIP_IF_QUIET, None) if reads_only(self.syms, s.text) else None
+        skip = self.emit(O.SKIP_IF_QUIET, None) if reads_only(self.syms, s.text) and \
+            (s.to is None or reads_only(self.syms, s.to)) else None
         saved, self.pure = self.pure, True
+        if s.to is not None:
+            self.expect(self.expr(s.to), "player", s.to.span, "who may read the line")
         self.expr(s.text)
         self.pure = saved
-        self.emit(O.LOG)
+        self.emit(O.LOG if s.to is None else O.LOG_TO)
         if skip is not None:
             self.patch(skip)
 

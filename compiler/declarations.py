@@ -83,6 +83,8 @@ class DeclarationCollector:
                 if d.per not in (None, "player"):
                     self.error("E0403", f"zones are shared or 'per player', not 'per {d.per}'", d.span)
                 syms.zones[d.name] = (len(syms.zones), d.per == "player")
+                if d.private:
+                    syms.private_zones.add(d.name)
             elif isinstance(d, A.VarDecl):
                 self._var(d)
             elif isinstance(d, A.OptionDecl):

@@ -217,7 +217,8 @@ def compile_source(pack: PackSource, diags: list, phash: str):
         name=pack.name, title=str(m["title"]), pack_version=str(m["version"]),
         engine_version=ENGINE_VERSION, pack_hash=phash, players=players,
         options={k: {"type": t, "default": v, "choices": c} for k, (t, v, c) in syms.options.items()},
-        zones=[[name, per] for name, (_, per) in sorted(syms.zones.items(), key=lambda kv: kv[1][0])],
+        zones=[[name, per, name in syms.private_zones]
+               for name, (_, per) in sorted(syms.zones.items(), key=lambda kv: kv[1][0])],
         globals=[[n, syms.initial.get(n)] for n, _ in sorted(syms.globals.items(), key=lambda kv: kv[1][0])],
         player_vars=[[n, syms.initial.get(n)] for n, _ in sorted(syms.player_vars.items(), key=lambda kv: kv[1][0])],
         thing_vars=[[n, syms.initial.get(n)] for n, _ in sorted(syms.thing_vars.items(), key=lambda kv: kv[1][0])],

@@ -44,6 +44,7 @@ class ActionInfo:
 @dataclass
 class Symbols:
     zones: dict = field(default_factory=dict)        # name -> (index, per_player)
+    private_zones: set = field(default_factory=set)  # zones whose things only their owner sees
     globals: dict = field(default_factory=dict)      # name -> (slot, type)
     player_vars: dict = field(default_factory=dict)  # name -> (slot, type)
     thing_vars: dict = field(default_factory=dict)   # name -> (slot, type)

@@ -271,6 +271,7 @@ class Shuffle:
 class Log:
     text: Expr  # StrLit or Interp
     span: Span
+    to: Optional[Expr] = None  # a player: a line only that player may read
 
 
 @dataclass(slots=True)
@@ -301,6 +302,7 @@ class ZoneDecl:
     name: str
     per: Optional[str]  # None (global), "player"
     span: Span
+    private: bool = False  # only the owner sees its things (a shared private zone: nobody)
 
 
 @dataclass(slots=True)

@@ -130,7 +130,7 @@ class _ToAst(Transformer):
         return str(c[0])
 
     def zone_decl(self, meta, c):
-        return A.ZoneDecl(str(c[0]), c[1], self.sp(meta))
+        return A.ZoneDecl(str(c[0]), c[1], self.sp(meta), c[2] is not None)
 
     def var_decl(self, meta, c):
         return A.VarDecl(str(c[0]), c[1], c[2], c[3], self.sp(meta))
@@ -277,7 +277,7 @@ class _ToAst(Transformer):
         return A.Shuffle(c[0], self.sp(meta))
 
     def log_stmt(self, meta, c):
-        return A.Log(self._string(c[0]), self.sp(meta))
+        return A.Log(self._string(c[1]), self.sp(meta), c[0])
 
     def cancel_stmt(self, meta, c):
         return A.Cancel(self.sp(meta))

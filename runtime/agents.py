@@ -7,6 +7,8 @@
                the pack's 'policy NAME' and the best rating wins (first on ties)
 
 Interactive agents (human) live in the CLI, the only layer that knows terminals.
+An agent sees a match only through a SeatView (runtime/visibility.py): its own
+decision's labels, and script calls that see other players' private zones as counts.
 """
 from __future__ import annotations
 
@@ -20,7 +22,7 @@ class AgentError(Exception):
 class Agent:
     name = "agent"
 
-    def choose(self, decision, world, vm) -> int:
+    def choose(self, decision, view) -> int:
         raise NotImplementedError
 
 
@@ -30,14 +32,14 @@ class RandomAgent(Agent):
     def __init__(self, seed, seat: int):
         self.rng = random.Random(f"agent:{seed}:{seat}")
 
-    def choose(self, decision, world, vm) -> int:
+    def choose(self, decision, view) -> int:
         return self.rng.randrange(len(decision.options))
 
 
 class FirstAgent(Agent):
     name = "first"
 
-    def choose(self, decision, world, vm) -> int:
+    def choose(self, decision, view) -> int:
         return 0
 
 
@@ -49,9 +51,9 @@ class ScriptedAgent(Agent):
         self.answers = list(answers)
         self.used = 0
 
-    def choose(self, decision, world, vm) -> int:
+    def choose(self, decision, view) -> int:
         if self.used >= len(self.answers):
-            labels = decision.labels(world)
+            labels = view.labels(decision)
             raise AgentError(f"no scripted answer left for a '{decision.tag}' decision; options: {', '.join(labels)}")
         answer = self.answers[self.used]
         self.used += 1
@@ -60,7 +62,7 @@ class ScriptedAgent(Agent):
                 raise AgentError(f"scripted answer {answer} is out of range for '{decision.tag}' "
                                  f"({len(decision.options)} options)")
             return answer
-        labels = decision.labels(world)
+        labels = view.labels(decision)
         if answer in labels:
             return labels.index(answer)
         raise AgentError(f"scripted answer '{answer}' is not an option of '{decision.tag}'; "
@@ -78,14 +80,14 @@ class PolicyAgent(Agent):
         self.name = f"policy:{policy}"
         self.ratings = program.policies[policy]
 
-    def choose(self, decision, world, vm) -> int:
+    def choose(self, decision, view) -> int:
         best, best_score = 0, None
         player = decision.player
         if decision.kind == "action":
             table = self.ratings["action"]
             for i, option in enumerate(decision.options):
                 fn = table.get(option[0])
-                score = vm.call(fn, (player, *option[1:])) if fn is not None else 0
+                score = view.call(fn, (player, *option[1:])) if fn is not None else 0
                 if best_score is None or score > best_score:
                     best, best_score = i, score
         else:
@@ -93,7 +95,7 @@ class PolicyAgent(Agent):
             if fn is None:
                 return 0
             for i, option in enumerate(decision.options):
-                score = vm.call(fn, (player, option))
+                score = view.call(fn, (player, option))
                 if best_score is None or score > best_score:
                     best, best_score = i, score
         return best

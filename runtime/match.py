@@ -3,7 +3,10 @@
 A match is fully determined by (engine version, pack hash, options, seed,
 decisions). With record=True it keeps an event log (JSON-ready dicts):
 start, say (narration), decision, end. `on_event` streams events as they
-happen, so a watcher sees narration before the next question.
+happen, so a watcher sees narration before the next question. Entries only
+one player may read carry "private": that player's seat (1-based): lines
+written with `log to p`, and decisions whose options show things of a
+private zone. Agents see the match through a SeatView (runtime/visibility.py).
 """
 from __future__ import annotations
 
@@ -11,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Optional
 
 from .fastvm import make_vm
+from .visibility import SeatView, is_private
 from .vm import DEFAULT_BUDGET
 from .world import World
 
@@ -57,24 +61,31 @@ class Match:
         narration = self.world.narration
         if narration:
             if self.record:
-                for text in narration:
-                    self._event({"type": "say", "text": text})
+                for entry in narration:  # a text, or (seat, text) for one player's eyes
+                    if type(entry) is tuple:
+                        self._event({"type": "say", "text": entry[1], "private": entry[0] + 1})
+                    else:
+                        self._event({"type": "say", "text": entry})
             narration.clear()
 
     def run(self) -> MatchResult:
         program, vm, world = self.program, self.vm, self.world
         self._event(start_event(program, self.seed, self.options, self.n_players, self.agents))
+        views = [SeatView(vm, world, seat) for seat in range(self.n_players)]
         vm.start(program.entry_points["play"])
         decision = vm.run()
         while decision is not None:
             self._flush_narration()
             seat = decision.player.seat
-            index = self.agents[seat].choose(decision, world, vm)
+            index = self.agents[seat].choose(decision, views[seat])
             self.decisions += 1
             if self.record:
                 labels = decision.labels(world)
-                self._event({"type": "decision", "player": seat + 1, "kind": decision.kind,
-                             "tag": decision.tag, "options": labels, "choice": index, "label": labels[index]})
+                event = {"type": "decision", "player": seat + 1, "kind": decision.kind,
+                         "tag": decision.tag, "options": labels, "choice": index, "label": labels[index]}
+                if world.has_private and is_private(decision.options):
+                    event["private"] = seat + 1
+                self._event(event)
             decision = vm.resume(decision.options[index])
         self._flush_narration()
         return self._finish()

@@ -121,6 +121,7 @@ _TABLE = [
     ("SKIP_IF_QUIET", "target",                   0, 0, "Jump past a narration line when nobody is listening (simulations)."),
     ("EQ_CONST",      "value",                    1, 1, "Compare the top of the stack with a constant."),
     ("NE_CONST",      "value",                    1, 1, "Compare the top of the stack with a constant (not equal)."),
+    ("LOG_TO",        "",                         2, 0, "Pop a text and a player; add it to the narration only that player may read."),
 ]
 
 OPS: tuple[OpInfo, ...] = tuple(OpInfo(i, *row) for i, row in enumerate(_TABLE))

@@ -62,7 +62,7 @@ class Program:
     pack_hash: str
     players: dict                 # {"min", "max", "default"}
     options: dict                 # name -> {"type", "default", "choices"}
-    zones: list                   # [name, per_player]
+    zones: list                   # [name, per_player, private]
     globals: list                 # [name, initial]
     player_vars: list             # [name, initial]
     thing_vars: list              # [name, initial]

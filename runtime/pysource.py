@@ -395,6 +395,12 @@ def _perform(w, arg):
     w.result(f"_o = {option}", f"_p = {player}", f"{w.next_slot()} = yield from _ACT[_o[0]](_p, *_o[1:]{depth})")
 
 
+def _log_to(w, arg):
+    text = w.pop()
+    player = w.pop()
+    w.stmt(f"_W.narration.append(({player}.seat, {text}))")
+
+
 def _return(w, arg):
     value = w.pop()
     w.flush()
@@ -541,6 +547,7 @@ TRANSLATIONS = {
     "RANDOM_FROM": _unary("_W.random_from({x})"),
     "TEXT": _text,
     "LOG": lambda w, arg: w.stmt(f"_W.narration.append({w.pop()})"),
+    "LOG_TO": _log_to,
     "CANCEL": lambda w, slot: w.stmt(CLEAR_MEMO, f"l{slot}.cancelled = True"),
     "DECIDE": _decide("choice"),
     "DECIDE_ACTION": _decide("action"),

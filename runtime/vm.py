@@ -457,6 +457,9 @@ class VM:
                         stack[-1] = stack[-1] == arg
                     elif op == 83:  # NE_CONST
                         stack[-1] = stack[-1] != arg
+                    elif op == 84:  # LOG_TO
+                        text = stack.pop()
+                        world.narration.append((stack.pop().seat, text))
                     else:
                         raise ScriptFault(f"unknown opcode {op}")
         except _OutOfSteps:

@@ -40,15 +40,35 @@ class Thing:
 
 
 class Zone:
-    __slots__ = ("name", "owner", "items")
+    __slots__ = ("name", "owner", "items", "private")
 
-    def __init__(self, name: str, owner):
+    def __init__(self, name: str, owner, private: bool = False):
         self.name = name
         self.owner = owner
         self.items: list = []
+        self.private = private  # only the owner sees its things (a shared private zone: nobody)
 
     def __repr__(self):
         return self.name if self.owner is None else f"{self.name} of {self.owner!r}"
+
+
+def _hidden(thing):
+    raise ScriptFault("that thing is in a private zone this player cannot see: only how many there are is known")
+
+
+class HiddenThing(Thing):
+    """What a player sees of a thing in someone else's private zone: that it is there."""
+    __slots__ = ()
+    entry = property(_hidden)
+    face = property(_hidden)
+    vars = property(_hidden)
+
+    def __init__(self, zone):  # noqa: D107 - no entry, face or variables to copy
+        self.id = 0
+        self.zone = zone
+
+    def __repr__(self):
+        return "hidden"
 
 
 class Event:
@@ -72,11 +92,12 @@ class World:
         self.dice = program.dice
         self.entries = program.entries
         self.zones: list = []  # zone index -> Zone (shared) or list of Zone per seat
-        for name, per_player in program.zones:
+        for name, per_player, private in program.zones:
             if per_player:
-                self.zones.append([Zone(name, p) for p in self.players])
+                self.zones.append([Zone(name, p, private) for p in self.players])
             else:
-                self.zones.append(Zone(name, None))
+                self.zones.append(Zone(name, None, private))
+        self.has_private = any(private for _, _, private in program.zones)
         self.next_id = 1
         self.forced_rolls: deque = deque()
         self.narration: list = []   # texts logged by scripts, drained by the match driver
@@ -159,6 +180,8 @@ class World:
             return "no"
         if isinstance(value, str):
             return value.replace("_", " ")
+        if isinstance(value, HiddenThing):
+            return "a hidden thing"
         if isinstance(value, Thing):
             return (value.face or value.entry).replace("_", " ")
         if isinstance(value, Player):

@@ -41,6 +41,7 @@ from runebook.runtime.fastvm import FastModule, FastVM, _helpers
 from runebook.runtime.match import Match
 from runebook.runtime.options import resolve_options
 from runebook.runtime.pysource import ATTRIBUTES, translate
+from runebook.runtime.visibility import SeatView
 from runebook.runtime.vm import DEFAULT_BUDGET, VM, ScriptError
 from runebook.runtime.world import Event, Player, Thing, World, Zone
 
@@ -102,10 +103,11 @@ class Recording:
         self.name = inner.name  # the start event names the agents: the wrapper must not show
         self.log = log
 
-    def choose(self, decision, world, vm) -> int:
-        index = self.inner.choose(decision, world, vm)
-        self.log.append((decision.player.seat, decision.kind, decision.tag, tuple(decision.labels(world)),
-                         index, vm.budget))
+    def choose(self, decision, view) -> int:
+        index = self.inner.choose(decision, view)
+        # the budget left is the engine's, which agents never see: read it behind the view's back
+        self.log.append((decision.player.seat, decision.kind, decision.tag, tuple(view.labels(decision)),
+                         index, view._vm.budget))
         return index
 
 
@@ -277,7 +279,7 @@ def test_two_matches_interleaved_on_one_module():
             for i, vm in enumerate(vms):   # one decision of each match in turn
                 d = pending[i]
                 if d is not None:
-                    k = agents[i][d.player.seat].choose(d, worlds[i], vm)
+                    k = agents[i][d.player.seat].choose(d, SeatView(vm, worlds[i], d.player.seat))
                     logs[i].append((d.tag, tuple(d.labels(worlds[i])), k, vm.budget))
                     pending[i] = vm.resume(d.options[k])
         scores = [[vm.call(prog.entry_points["score"], (p,)) for p in w.players] for vm, w in zip(vms, worlds)]
@@ -853,7 +855,8 @@ class ProgramGen:
             if self.chance(70):
                 t = self.pick(["int", "int", "bool", "str", "list[int]", "player", "thing"])
                 parts.append("{" + self.expr(t, hole, 2) + "}")
-        return [f'log "{"".join(parts)}"']
+        to = f"to {self.e_player(hole, 1)} " if self.chance(30) else ""  # a line for one player
+        return [f'log {to}"{"".join(parts)}"']
 
     def s_if(self, sc, depth):
         lines = [f"if {self.e_bool(sc, 2)} {{"] + self.indent(self.block(sc, depth - 1))

@@ -1,0 +1,64 @@
+"""What one seat may see: the only window an agent has on a match.
+
+An agent is handed a SeatView, never the world or the VM. Through it the agent
+reads the labels of its own decision's options and calls the pack's scripts
+(a policy's ratings). While such a call runs, every private zone the seat does
+not own — another player's hand, a shared deck — holds HiddenThings: a script
+can count them (`len(hand of p)`) but reading what one is (`.entry`, `.face`,
+a variable) is a script error. The memo of read-only functions is cleared
+around the call, so nothing remembered from the full game leaks in or out.
+
+The game's own scripts see everything (they are the rules); what they tell a
+player alone is written with `log to p "..."`, and the match log marks such
+lines, and decisions over a player's private things, as private to that seat.
+"""
+from __future__ import annotations
+
+from .world import HiddenThing, Thing, Zone
+
+
+class SeatView:
+    __slots__ = ("seat", "_vm", "_world")
+
+    def __init__(self, vm, world, seat: int):
+        self.seat = seat
+        self._vm = vm
+        self._world = world
+
+    def labels(self, decision) -> list[str]:
+        """The readable labels of a decision's options (the seat's own decision)."""
+        return decision.labels(self._world)
+
+    def call(self, fn_index: int, args=()):
+        """Run a pack function (a rating) seeing only what this seat may see."""
+        world, vm = self._world, self._vm
+        if not world.has_private:
+            return vm.call(fn_index, args)
+        saved = list(world.zones)
+        world.zones[:] = [_masked(z, self.seat) for z in saved]  # in place: engines hold the list
+        vm.memo.clear()
+        try:
+            return vm.call(fn_index, args)
+        finally:
+            world.zones[:] = saved
+            vm.memo.clear()
+
+
+def _masked(zone_or_seats, seat: int):
+    if isinstance(zone_or_seats, list):  # one zone per player
+        return [_masked(z, seat) for z in zone_or_seats]
+    zone = zone_or_seats
+    if not zone.private or (zone.owner is not None and zone.owner.seat == seat):
+        return zone
+    hidden = Zone(zone.name, zone.owner, True)
+    hidden.items = [HiddenThing(hidden) for _ in zone.items]
+    return hidden
+
+
+def is_private(value) -> bool:
+    """Whether a value (an option: a thing, or a tuple holding things) shows a thing in a private zone."""
+    if isinstance(value, Thing):
+        return value.zone is not None and value.zone.private
+    if isinstance(value, (tuple, list)):
+        return any(is_private(v) for v in value)
+    return False
