@@ -64,3 +64,37 @@ def test_greedy_beats_random_at_dungeon_roll():
         return sum(scores) / len(scores)
 
     assert mean("policy:greedy") > mean("random") + 3
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_greedy_beats_random_at_dominaria(players):
+    """Seat 1 plays policy:greedy against random seats: it must win clearly more often than
+    its fair share (1/players), and score more than the random seats on average."""
+    program, _, _ = compile_pack("dominaria")
+    options = resolve_options(program, {})
+    wins, greedy_vp, random_vp = 0, 0, 0
+    games = 30
+    for seed in range(1, games + 1):
+        agents = [make_agent("policy:greedy" if seat == 0 else "random", program, seed, seat)
+                  for seat in range(players)]
+        result = Match(program, agents, seed, options, players).run()
+        wins += 0 in result.winners
+        greedy_vp += result.scores[0]
+        random_vp += sum(result.scores[1:]) / (players - 1)
+    assert wins / games > 1 / players + 0.3
+    assert greedy_vp > random_vp * 1.5
+
+
+def test_dominaria_keeps_quest_hands_private():
+    """The quest hand is a private zone; what a player alone learns is logged as private to
+    that seat, and nobody else's narration shows it (the engine side is tests/test_visibility.py)."""
+    program, _, _ = compile_pack("dominaria")
+    zones = {name: private for name, _, private in program.zones}
+    assert zones["hand"] and zones["quest_deck"] and not zones["in_play"]
+    agents = [make_agent("policy:greedy", program, 4, seat) for seat in range(3)]
+    match = Match(program, agents, 4, resolve_options(program, {}), 3, record=True)
+    match.run()
+    kept = [e for e in match.events if e["type"] == "say" and e["text"].startswith("You keep")]
+    assert {e.get("private") for e in kept} == {1, 2, 3}
+    returns = [e for e in match.events if e["type"] == "decision" and e["tag"] == "return_quest"]
+    assert returns and all(e.get("private") == e["player"] for e in returns)
