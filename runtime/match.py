@@ -71,13 +71,12 @@ class Match:
     def run(self) -> MatchResult:
         program, vm, world = self.program, self.vm, self.world
         self._event(start_event(program, self.seed, self.options, self.n_players, self.agents))
-        views = [SeatView(vm, world, seat) for seat in range(self.n_players)]
         vm.start(program.entry_points["play"])
         decision = vm.run()
         while decision is not None:
             self._flush_narration()
             seat = decision.player.seat
-            index = self.agents[seat].choose(decision, views[seat])
+            index = self.agents[seat].choose(decision, SeatView(vm, world, seat))
             self.decisions += 1
             if self.record:
                 labels = decision.labels(world)

@@ -18,12 +18,15 @@ from .world import HiddenThing, Thing, Zone
 
 
 class SeatView:
-    __slots__ = ("seat", "_vm", "_world")
+    """One seat's view for one decision: the game does not change while its agent
+    decides, so the masked zones are made once, at the first rating."""
+    __slots__ = ("seat", "_vm", "_world", "_masked")
 
     def __init__(self, vm, world, seat: int):
         self.seat = seat
         self._vm = vm
         self._world = world
+        self._masked = None
 
     def labels(self, decision) -> list[str]:
         """The readable labels of a decision's options (the seat's own decision)."""
@@ -35,7 +38,9 @@ class SeatView:
         if not world.has_private:
             return vm.call(fn_index, args)
         saved = list(world.zones)
-        world.zones[:] = [_masked(z, self.seat) for z in saved]  # in place: engines hold the list
+        if self._masked is None:
+            self._masked = [_masked(z, self.seat) for z in saved]
+        world.zones[:] = self._masked  # in place: both engines hold this list
         vm.memo.clear()
         try:
             return vm.call(fn_index, args)
