@@ -39,7 +39,7 @@ class SeatView:
             return vm.call(fn_index, args)
         saved = list(world.zones)
         if self._masked is None:
-            self._masked = [_masked(z, self.seat) for z in saved]
+            self._masked = [_masked(z, self.seat, world.hidden_copies) for z in saved]
         world.zones[:] = self._masked  # in place: both engines hold this list
         vm.memo.clear()
         try:
@@ -49,14 +49,23 @@ class SeatView:
             vm.memo.clear()
 
 
-def _masked(zone_or_seats, seat: int):
+def _masked(zone_or_seats, seat: int, copies: dict):
     if isinstance(zone_or_seats, list):  # one zone per player
-        return [_masked(z, seat) for z in zone_or_seats]
+        return [_masked(z, seat, copies) for z in zone_or_seats]
     zone = zone_or_seats
     if not zone.private or (zone.owner is not None and zone.owner.seat == seat):
         return zone
-    hidden = Zone(zone.name, zone.owner, True)
-    hidden.items = [HiddenThing(hidden) for _ in zone.items]
+    # What others see of a private zone depends only on how many things it holds:
+    # the copy is kept and grown or shrunk as the zone changes (a deck: every decision).
+    hidden = copies.get(zone)
+    if hidden is None:
+        hidden = copies[zone] = Zone(zone.name, zone.owner, True)
+    n = len(zone.items)
+    items = hidden.items
+    if len(items) > n:
+        del items[n:]
+    while len(items) < n:
+        items.append(HiddenThing(hidden))
     return hidden
 
 

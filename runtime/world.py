@@ -98,6 +98,7 @@ class World:
             else:
                 self.zones.append(Zone(name, None, private))
         self.has_private = any(private for _, _, private in program.zones)
+        self.hidden_copies: dict = {}  # private zone -> what others see of it (runtime/visibility.py)
         self.next_id = 1
         self.forced_rolls: deque = deque()
         self.narration: list = []   # texts logged by scripts, drained by the match driver
