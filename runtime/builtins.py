@@ -141,36 +141,19 @@ def _reachable(world, pairs, start):
     return tuple(found)
 
 
-def _components(world, pairs):
+def _groups(pairs) -> tuple[list, bool]:
+    """The graph's connected groups of nodes (in the order first met), and whether an
+    edge joined two nodes that were already connected (a closed loop)."""
     groups: list = []
+    closed = False
     for a, b in _edges(pairs):
         ga = next((g for g in groups if a in g), None)
         gb = next((g for g in groups if b in g), None)
-        if ga is None and gb is None:
-            groups.append([a] if a == b else [a, b])
-        elif gb is None:
-            ga.append(b)
-        elif ga is None:
-            gb.append(a)
-        elif ga is not gb:
-            ga.extend(gb)
-            groups.remove(gb)
-    return tuple(tuple(g) for g in groups)
-
-
-def _component_edges(world, pairs, node):
-    nodes = _reachable(world, pairs, node)
-    return tuple(pair for pair in pairs if pair[0] in nodes)
-
-
-def _has_cycle(world, pairs):
-    groups: list = []
-    for a, b in _edges(pairs):
-        ga = next((g for g in groups if a in g), None)
-        if ga is not None and b in ga:
-            return True  # a and b were already connected: this edge closes a loop
-        gb = next((g for g in groups if b in g), None)
-        if ga is None and gb is None:
+        if a == b or (ga is not None and ga is gb):
+            closed = True
+            if ga is None:
+                groups.append([a])
+        elif ga is None and gb is None:
             groups.append([a, b])
         elif gb is None:
             ga.append(b)
@@ -179,7 +162,20 @@ def _has_cycle(world, pairs):
         else:
             ga.extend(gb)
             groups.remove(gb)
-    return False
+    return groups, closed
+
+
+def _components(world, pairs):
+    return tuple(tuple(g) for g in _groups(pairs)[0])
+
+
+def _component_edges(world, pairs, node):
+    nodes = _reachable(world, pairs, node)
+    return tuple(pair for pair in pairs if pair[0] in nodes)
+
+
+def _has_cycle(world, pairs):
+    return _groups(pairs)[1]
 
 
 BUILTINS: tuple[Builtin, ...] = (
