@@ -20,23 +20,23 @@ from .world import HiddenThing, Thing, Zone
 class SeatView:
     """One seat's view for one decision: the game does not change while its agent
     decides, so the masked zones are made once, at the first rating."""
-    __slots__ = ("seat", "_vm", "_world", "_masked")
+    __slots__ = ("seat", "_vm", "_world", "_masked", "call")
 
     def __init__(self, vm, world, seat: int):
         self.seat = seat
         self._vm = vm
         self._world = world
         self._masked = None
+        # call(fn_index, args): run a pack function (a rating) seeing only what this seat
+        # may see; without private zones that is the whole game, so the VM's own call.
+        self.call = self._masked_call if world.has_private else vm.call
 
     def labels(self, decision) -> list[str]:
         """The readable labels of a decision's options (the seat's own decision)."""
         return decision.labels(self._world)
 
-    def call(self, fn_index: int, args=()):
-        """Run a pack function (a rating) seeing only what this seat may see."""
+    def _masked_call(self, fn_index: int, args=()):
         world, vm = self._world, self._vm
-        if not world.has_private:
-            return vm.call(fn_index, args)
         saved = list(world.zones)
         if self._masked is None:
             self._masked = [_masked(z, self.seat, world.hidden_copies) for z in saved]
