@@ -22,7 +22,7 @@ from typing import Optional
 
 from .builtins import BUILTINS, ScriptFault
 from .vm import CALL_BUDGET, DEFAULT_BUDGET, Decision, ScriptError, _explain
-from .world import Event, Zone
+from .world import Event, Zone, check_nesting
 
 _MISS = object()
 
@@ -99,7 +99,7 @@ def _helpers(program) -> dict:
         "_Zone": Zone, "_Event": Event, "_Decision": Decision, "_MISS": _MISS,
         "_oos": _oos, "_deep": _deep, "_no_player": _no_player, "_ran_off": _ran_off,
         "_index": _index, "_mod": _mod, "_div_up": _div_up, "_div_down": _div_down,
-        "_owner": _owner, "_text": _text, "_as_entry": as_entry, "_not_entry": not_entry, "_KIND": kinds,
+        "_owner": _owner, "_text": _text, "_check_nesting": check_nesting, "_as_entry": as_entry, "_not_entry": not_entry, "_KIND": kinds,
         "_min": min, "_max": max, "_DICE": program.dice,
         "_ACT": (), "_W": None, "_M": None, "_Z": None, "_G": None, "_O": None, "_P": None, "_E": None,
         "_steps": 0,
@@ -236,6 +236,26 @@ def _cached_module(program) -> FastModule:
 
 
 # ------------------------------------------------------------------ the VM
+# Python frames a match on the fast path may need above the point it starts: each
+# script call is a Python call (up to 200 deep, generators adding a frame each), and
+# comparing or narrating a value recurses up to MAX_NESTING levels (a few frames each).
+PYTHON_HEADROOM = 1000
+
+
+def _ensure_python_stack(frames: int) -> None:
+    """Raise Python's recursion limit so `frames` more frames fit above this point.
+
+    The interpreter keeps script frames in a list; the fast path must not fail
+    earlier because its caller happened to be deep in Python's stack.
+    """
+    depth, frame = 0, sys._getframe()
+    while frame is not None:
+        depth += 1
+        frame = frame.f_back
+    if sys.getrecursionlimit() < depth + frames:
+        sys.setrecursionlimit(depth + frames)
+
+
 class FastVM:
     """Runs a program's functions as generated Python; same interface and behaviour as vm.VM."""
 
@@ -244,6 +264,7 @@ class FastVM:
         self.world = world
         self.budget = budget
         self.module = module or fast_module(program)  # tests pass their own (e.g. force_dispatch)
+        _ensure_python_stack(PYTHON_HEADROOM)
         self._globals = self.module.globals
         self.memo: dict = {}
         self.result = None

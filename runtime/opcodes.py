@@ -122,6 +122,7 @@ _TABLE = [
     ("EQ_CONST",      "value",                    1, 1, "Compare the top of the stack with a constant."),
     ("NE_CONST",      "value",                    1, 1, "Compare the top of the stack with a constant (not equal)."),
     ("LOG_TO",        "",                         2, 0, "Pop a text and a player; add it to the narration only that player may read."),
+    ("CHECK_NESTING", "",                         1, 1, "Fail if the list on top is nested more than 64 deep (lists of lists)."),
 ]
 
 OPS: tuple[OpInfo, ...] = tuple(OpInfo(i, *row) for i, row in enumerate(_TABLE))

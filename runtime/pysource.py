@@ -548,6 +548,7 @@ TRANSLATIONS = {
     "TEXT": _text,
     "LOG": lambda w, arg: w.stmt(f"_W.narration.append({w.pop()})"),
     "LOG_TO": _log_to,
+    "CHECK_NESTING": _unary("_check_nesting({x})"),
     "CANCEL": lambda w, slot: w.stmt(CLEAR_MEMO, f"l{slot}.cancelled = True"),
     "DECIDE": _decide("choice"),
     "DECIDE_ACTION": _decide("action"),

@@ -22,7 +22,7 @@ from __future__ import annotations
 from typing import Optional
 
 from .builtins import BUILTINS, ScriptFault
-from .world import Event, World, Zone
+from .world import Event, World, Zone, check_nesting
 
 DEFAULT_BUDGET = 5_000_000   # steps for a whole match script
 CALL_BUDGET = 200_000        # steps for one score, title or rating call
@@ -460,6 +460,8 @@ class VM:
                     elif op == 84:  # LOG_TO
                         text = stack.pop()
                         world.narration.append((stack.pop().seat, text))
+                    elif op == 85:  # CHECK_NESTING
+                        check_nesting(stack[-1])
                     else:
                         raise ScriptFault(f"unknown opcode {op}")
         except _OutOfSteps:
