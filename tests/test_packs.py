@@ -98,3 +98,41 @@ def test_dominaria_keeps_quest_hands_private():
     assert {e.get("private") for e in kept} == {1, 2, 3}
     returns = [e for e in match.events if e["type"] == "decision" and e["tag"] == "return_quest"]
     assert returns and all(e.get("private") == e["player"] for e in returns)
+
+
+@pytest.mark.parametrize("mode, players", [("teams", 2), ("teams", 4), ("free_for_all", 3)])
+def test_greedy_beats_random_at_shire(mode, players):
+    """Seat 1 plays policy:greedy against random seats (in teams mode, random partners on its side
+    too): its side must win clearly more often than a random seat's side would."""
+    program, _, _ = compile_pack("shire")
+    options = resolve_options(program, {"mode": mode})
+    wins = 0
+    games = 40
+    for seed in range(1, games + 1):
+        agents = [make_agent("policy:greedy" if seat == 0 else "random", program, seed, seat)
+                  for seat in range(players)]
+        result = Match(program, agents, seed, options, players).run()
+        wins += 0 in result.winners
+    fair = 0.5 if mode == "teams" else 1 / players
+    assert wins / games > fair + 0.25
+
+
+def test_shire_level_five_learns_five_masteries_with_their_prerequisites():
+    """Level 5: every character spends five points before the battle, and each learned rank
+    below the first has the rank above it learned too (agents choose them)."""
+    program, _, _ = compile_pack("shire")
+    for seed in range(1, 6):
+        agents = [make_agent("random", program, seed, seat) for seat in range(2)]
+        match = Match(program, agents, seed, resolve_options(program, {"level": 5}), 2)
+        match.run()
+        entries = program.entries
+        for thing in [t for zone in match.world.zones if not isinstance(zone, list) for t in zone.items]:
+            if thing.entry in program.kinds["character"] and not entries[thing.entry]["pet"]:
+                learned = thing.vars[[n for n, _ in program.thing_vars].index("learned")]
+                assert len(learned) == 5
+                for m in learned:
+                    info = entries[m]
+                    if info["rank"] > 1:
+                        above = [k for k in program.kinds["mastery"] if entries[k]["of"] == info["of"]
+                                 and entries[k]["path"] == info["path"] and entries[k]["rank"] == info["rank"] - 1]
+                        assert above and above[0] in learned
