@@ -100,7 +100,7 @@ def test_dominaria_keeps_quest_hands_private():
     assert returns and all(e.get("private") == e["player"] for e in returns)
 
 
-@pytest.mark.parametrize("mode, players", [("teams", 2), ("teams", 4), ("free_for_all", 3)])
+@pytest.mark.parametrize("mode, players", [("teams", 2), ("teams", 4), ("ffa", 3)])
 def test_greedy_beats_random_at_shire(mode, players):
     """Seat 1 plays policy:greedy against random seats (in teams mode, random partners on its side
     too): its side must win clearly more often than a random seat's side would."""
