@@ -1,7 +1,8 @@
 """Card tests: YAML scenarios that set up a state, act, and assert.
 
 A scenario (format in docs/card-tests.md) runs in a fresh world:
-  setup (file defaults) -> given -> do, with forced dice results ('rolls')
+  setup (file defaults) -> given -> do, with forced dice results ('rolls') and
+  forced random numbers ('random')
   and scripted answers ('decisions'), then every 'expect' expression must be
   true. Code in the YAML is compiled against the pack's own symbols, with
   p1..pN bound to the players, so scenarios read like the rulebook. Unused
@@ -185,6 +186,7 @@ def _run_scenario(suite, data, defaults, sc, index, display, lines, diags, engin
     program = dataclasses.replace(suite.program, functions=list(suite.program.functions))
     world = World(program, seed, options, n_players)
     world.forced_rolls.extend(str(r) for r in sc.get("rolls", []))
+    world.forced_numbers.extend(sc.get("random", []))
     vm = make_vm(engine, program, world)
     agent = ScriptedAgent(sc.get("decisions", []))
     players = tuple(world.players)
@@ -212,6 +214,8 @@ def _run_scenario(suite, data, defaults, sc, index, display, lines, diags, engin
         result.failures.append(f"{len(agent.answers) - agent.used} scripted decision(s) were never asked for")
     if world.forced_rolls:
         result.failures.append(f"forced rolls never used: {', '.join(world.forced_rolls)}")
+    if world.forced_numbers:
+        result.failures.append(f"forced random numbers never used: {', '.join(map(str, world.forced_numbers))}")
     if not result.failures:
         for code, fn in checks:
             program.functions.append(fn)

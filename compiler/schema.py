@@ -68,6 +68,7 @@ TEST_SCHEMA = {
                 "options": {"type": "object", "additionalProperties": {"type": ["string", "integer", "boolean"]}},
                 "given": _CODE,
                 "rolls": {"type": "array", "items": {"type": "string"}},
+                "random": {"type": "array", "items": {"type": "integer"}},
                 "decisions": {"type": "array", "items": {"type": ["string", "integer"]}},
                 "do": _CODE,
                 "expect": {"type": "array", "minItems": 1, "items": _CODE},

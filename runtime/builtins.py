@@ -61,6 +61,11 @@ def _faces(world, thing):
 def _random_int(world, lo, hi):
     if hi < lo:
         raise ScriptFault(f"random_int({lo}, {hi}): the upper bound is below the lower bound")
+    if world.forced_numbers:  # a card test forces the draw
+        n = world.forced_numbers.popleft()
+        if not lo <= n <= hi:
+            raise ScriptFault(f"forced random number {n} is outside random_int({lo}, {hi})")
+        return n
     return world.rng.randint(lo, hi)
 
 

@@ -121,6 +121,7 @@ class World:
         self.hidden_copies: dict = {}  # private zone -> what others see of it (runtime/visibility.py)
         self.next_id = 1
         self.forced_rolls: deque = deque()
+        self.forced_numbers: deque = deque()   # card tests: what random_int draws next
         self.narration: list = []   # texts logged by scripts, drained by the match driver
         self.quiet = False          # True: nobody reads the narration, scripts skip building it
 

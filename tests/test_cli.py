@@ -521,6 +521,44 @@ def test_card_tests_run():
     assert " passed, " in result.output
 
 
+def test_card_tests_force_random_numbers(tmp_path):
+    """`random:` forces random_int draws in order; a number outside the draw's range is a
+    script error, and a number never drawn fails the scenario (docs/card-tests.md)."""
+    pack = write_pack(tmp_path / "dice", {"main.rune": TINY + "var got: int = 0\n"})
+    (pack / "tests").mkdir()
+    (pack / "tests" / "random.yaml").write_text(textwrap.dedent("""\
+        scenarios:
+          - name: forced
+            rule: a forced draw
+            do: |
+              got = random_int(1, 6) * 10 + random_int(1, 6)
+            random: [4, 2]
+            expect:
+              - got == 42
+          - name: out of range
+            rule: a forced number must be a possible draw
+            do: |
+              got = random_int(1, 6)
+            random: [7]
+            expect:
+              - got == 7
+          - name: left over
+            rule: every forced number must be drawn
+            do: |
+              got = random_int(1, 6)
+            random: [3, 5]
+            expect:
+              - got == 3
+        """))
+    result = run("test", str(pack), "--format", "json")
+    report = json.loads(result.output)
+    by_name = {s["name"]: s for s in report["scenarios"]}
+    assert by_name["forced"]["ok"]
+    assert not by_name["out of range"]["ok"]
+    assert "forced random number 7 is outside random_int(1, 6)" in " ".join(by_name["out of range"]["failures"])
+    assert by_name["left over"]["failures"] == ["forced random numbers never used: 5"]
+
+
 def test_warnings_do_not_fail_validation(tmp_path):
     pack = write_pack(tmp_path / "warned", {"main.rune": TINY + "event ping(player: player)\non ping {\n}\n"})
     result = run("validate", pack)
