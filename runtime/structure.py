@@ -10,16 +10,18 @@ every reducible control-flow graph — and bytecode compiled from structured
 source always is one:
 
   * a block is placed inside the block that dominates it;
-  * a loop header opens a `while True:` loop; a jump back to it is `continue`;
+  * a loop header opens a `while True:` loop (a `for` loop when it steps through
+    a list and its only way out is running out of items); a jump back to it is
+    `continue`; the loop's exits are placed after it, so leaving is `break`;
   * a block with several incoming forward edges (a *merge* block) is placed
     after a "block" construct that its predecessors leave to reach it.
 
 A forward jump to a merge block is free when it is the last thing on its path
 (control falls through to the merge block). Otherwise the enclosing "block"
 becomes a real `while True: ... break` so the jump can be a `break`, and a jump
-that must leave several Python loops at once sets a flag (`_go`) tested after
-each loop it passes. Which blocks must become loops is found by repeating the
-layout until nothing changes.
+that must leave several Python loops at once sets a flag (`_go`, one number
+per target) tested after each loop it passes. Which blocks must become loops is
+found by repeating the layout until nothing changes.
 
 Irreducible graphs raise Unstructured; the caller then uses a flat dispatch
 loop (dispatch()), which handles any graph.
