@@ -6,7 +6,7 @@ reference semantics, and tests/test_fastpath.py runs every pack on both.
 
 The generated module (runtime/pysource.py) is compiled once per program and
 kept on the Program (`runtime_cache`); it is also cached on disk as marshalled
-code next to the compiled pack. Its functions read the running match from
+code (in the cache folder's `fast/`). Its functions read the running match from
 module globals (`_W` the world, `_M` the memo, `_steps` the budget, ...), so
 one compiled module serves every match of a process; each FastVM binds its
 own world whenever it starts running, which is cheap when it is already bound.
@@ -21,65 +21,23 @@ import sys
 from typing import Optional
 
 from .builtins import BUILTINS, ScriptFault
-from .vm import CALL_BUDGET, DEFAULT_BUDGET, Decision, ScriptError, _explain
-from .world import Event, Zone, check_nesting
+from .vm import (CALL_BUDGET, DEFAULT_BUDGET, SCRIPT_FAILURES, Decision, OutOfSteps, ScriptError, divide_down,
+                 divide_up, index_item, no_choice_here, no_player, not_an_entry, remainder, script_error,
+                 too_deep)
+from .world import Event, World, Zone, check_nesting, owner_of
 
 _MISS = object()
 
 
-class _OutOfSteps(Exception):
-    pass
-
-
-# ------------------------------------------------------------------ helpers the code may call
+# ------------------------------------------------------------------ what the code may call
+# Failures and the operations that can fail are the interpreter's own (runtime/vm.py),
+# so both engines report the same error with the same words.
 def _oos():
-    raise _OutOfSteps()
-
-
-def _deep():
-    raise ScriptFault("scripts call each other more than 200 deep (runaway recursion?)")
-
-
-def _no_player():
-    raise ScriptFault("a choice was offered to 'none' instead of a player")
+    raise OutOfSteps()
 
 
 def _ran_off():
     raise ScriptFault("a script ran past its last instruction")
-
-
-def _index(xs, i):
-    if not 0 <= i < len(xs):
-        raise ScriptFault(f"index {i} is outside a list of {len(xs)}")
-    return xs[i]
-
-
-def _mod(a, b):
-    if b == 0:
-        raise ScriptFault("remainder of a division by zero")
-    return a % b
-
-
-def _div_up(a, b):
-    if b == 0:
-        raise ScriptFault("division by zero")
-    return -((-a) // b)
-
-
-def _div_down(a, b):
-    if b == 0:
-        raise ScriptFault("division by zero")
-    return a // b
-
-
-def _owner(thing):
-    zone = thing.zone
-    return zone.owner if zone is not None else None
-
-
-def _text(world, parts):
-    describe = world.describe
-    return "".join(p if type(p) is str else describe(p) for p in parts)
 
 
 def _helpers(program) -> dict:
@@ -87,20 +45,17 @@ def _helpers(program) -> dict:
 
     def as_entry(value, kind):
         if value not in kinds.get(kind, ()) and value is not None:
-            not_entry(value, kind)
+            not_an_entry(value, kind)
         return value
-
-    def not_entry(value, kind):
-        raise ScriptFault(f"'{value}' is not a {kind}")
 
     names = {
         "__builtins__": {},
-        "_len": len, "_tuple": tuple, "_list": list, "_type": type,
+        "_len": len, "_tuple": tuple, "_list": list, "_type": type, "_min": min, "_max": max,
         "_Zone": Zone, "_Event": Event, "_Decision": Decision, "_MISS": _MISS,
-        "_oos": _oos, "_deep": _deep, "_no_player": _no_player, "_ran_off": _ran_off,
-        "_index": _index, "_mod": _mod, "_div_up": _div_up, "_div_down": _div_down,
-        "_owner": _owner, "_text": _text, "_check_nesting": check_nesting, "_as_entry": as_entry, "_not_entry": not_entry, "_KIND": kinds,
-        "_min": min, "_max": max, "_DICE": program.dice,
+        "_oos": _oos, "_deep": too_deep, "_no_player": no_player, "_ran_off": _ran_off,
+        "_index": index_item, "_mod": remainder, "_div_up": divide_up, "_div_down": divide_down,
+        "_owner": owner_of, "_text": World.text_of, "_check_nesting": check_nesting,
+        "_as_entry": as_entry, "_not_entry": not_an_entry, "_KIND": kinds, "_DICE": program.dice,
         "_ACT": (), "_W": None, "_M": None, "_Z": None, "_G": None, "_O": None, "_P": None, "_E": None,
         "_steps": 0,
     }
@@ -341,8 +296,7 @@ class FastVM:
                 gen.send(None)
             except StopIteration as stop:
                 return stop.value
-            f = self.program.functions[fn_index]
-            raise ScriptError("E0503", "a choice was asked where none may be", f.name, f.file, f.line_at(0))
+            raise no_choice_here(self.program.functions[fn_index])
         except ScriptError:
             raise
         except Exception as err:  # noqa: BLE001
@@ -351,23 +305,14 @@ class FastVM:
     # ---------------------------------------------------------------- errors
     def _script_error(self, err: Exception, fn_index: int) -> Exception:
         """The interpreter's ScriptError for a failure inside generated code; other errors unchanged."""
-        kinds = (_OutOfSteps, ScriptFault, RecursionError, TypeError, AttributeError, KeyError,
-                 IndexError, ValueError)
-        if isinstance(err, ScriptError) or not isinstance(err, kinds):
+        if isinstance(err, ScriptError) or not isinstance(err, SCRIPT_FAILURES):
             return err
         functions = self.program.functions
         where = self.module.locate(err.__traceback__, functions)
         if where is None:
             f = functions[fn_index]
             where = (f.name, f.file, f.line_at(0))
-        if isinstance(err, _OutOfSteps):
-            return ScriptError("E0501", "the step budget ran out: a loop or recursion did not end", *where,
-                               "check the loop's condition; every 'while' must eventually become false")
-        if isinstance(err, ScriptFault):
-            return ScriptError("E0502", str(err), *where)
-        if isinstance(err, RecursionError):
-            return ScriptError("E0502", "a value is nested too deeply (a list inside a list, thousands deep)", *where)
-        return ScriptError("E0502", _explain(err), *where)
+        return script_error(err, where)
 
 
 def make_vm(engine: str, program, world, budget: int = DEFAULT_BUDGET):

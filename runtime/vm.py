@@ -22,10 +22,11 @@ from __future__ import annotations
 from typing import Optional
 
 from .builtins import BUILTINS, ScriptFault
-from .world import Event, World, Zone, check_nesting
+from .world import Event, World, Zone, check_nesting, owner_of
 
 DEFAULT_BUDGET = 5_000_000   # steps for a whole match script
 CALL_BUDGET = 200_000        # steps for one score, title or rating call
+MAX_DEPTH = 200              # scripts calling each other
 
 
 class ScriptError(Exception):
@@ -110,8 +111,7 @@ class VM:
             self.start(fn_index, args)
             decision = self._run()
             if decision is not None:
-                fn = self.functions[fn_index]
-                raise ScriptError("E0503", "a choice was asked where none may be", fn.name, fn.file, fn.line_at(0))
+                raise no_choice_here(self.functions[fn_index])
             return self.result
         finally:
             self.frames, self.done, self.result, self.budget = saved
@@ -146,7 +146,7 @@ class VM:
                             stack.append(locs[push_slot])
                             steps -= 1
                             if steps < 0:
-                                raise _OutOfSteps()
+                                raise OutOfSteps()
                         else:
                             pc = end
                     elif op == 3:  # JUMP_IF_FALSE
@@ -159,7 +159,7 @@ class VM:
                         if arg < pc:
                             steps -= 1
                             if steps < 0:
-                                raise _OutOfSteps()
+                                raise OutOfSteps()
                         pc = arg
                     elif op == 6:  # JUMP_IF_NE_CONST
                         if stack.pop() != arg[0]:
@@ -227,9 +227,9 @@ class VM:
                             continue
                         steps -= 1
                         if steps < 0:
-                            raise _OutOfSteps()
-                        if len(frames) > 200:
-                            raise ScriptFault("scripts call each other more than 200 deep (runaway recursion?)")
+                            raise OutOfSteps()
+                        if len(frames) > MAX_DEPTH:
+                            too_deep()
                         args = stack[len(stack) - argc:] if argc else ()
                         if argc:
                             del stack[-argc:]
@@ -249,7 +249,7 @@ class VM:
                     elif op == 25:  # AS_ENTRY
                         v = stack[-1]
                         if v not in self.program.kinds.get(arg, ()) and v is not None:
-                            raise ScriptFault(f"'{v}' is not a {arg}")
+                            not_an_entry(v, arg)
                     elif op == 26:  # JUMP_IF_TRUE
                         if stack.pop():
                             pc = arg
@@ -295,7 +295,7 @@ class VM:
                             locs[index_slot] = i + 1
                             steps -= 1
                             if steps < 0:
-                                raise _OutOfSteps()
+                                raise OutOfSteps()
                         else:
                             pc = end
                     elif op == 41:  # MOVE
@@ -320,10 +320,7 @@ class VM:
                         stack.append(stack[-1])
                     elif op == 46:  # INDEX
                         i = stack.pop()
-                        xs = stack[-1]
-                        if not 0 <= i < len(xs):
-                            raise ScriptFault(f"index {i} is outside a list of {len(xs)}")
-                        stack[-1] = xs[i]
+                        stack[-1] = index_item(stack[-1], i)
                     elif op == 47:  # NE
                         b = stack.pop()
                         stack[-1] = stack[-1] != b
@@ -338,19 +335,13 @@ class VM:
                         stack[-1] = stack[-1] >= b
                     elif op == 51:  # MOD
                         b = stack.pop()
-                        if b == 0:
-                            raise ScriptFault("remainder of a division by zero")
-                        stack[-1] = stack[-1] % b
+                        stack[-1] = remainder(stack[-1], b)
                     elif op == 52:  # DIV_UP
                         b = stack.pop()
-                        if b == 0:
-                            raise ScriptFault("division by zero")
-                        stack[-1] = -((-stack[-1]) // b)
+                        stack[-1] = divide_up(stack[-1], b)
                     elif op == 53:  # DIV_DOWN
                         b = stack.pop()
-                        if b == 0:
-                            raise ScriptFault("division by zero")
-                        stack[-1] = stack[-1] // b
+                        stack[-1] = divide_down(stack[-1], b)
                     elif op == 54:  # NEG
                         stack[-1] = -stack[-1]
                     elif op == 55:  # NOT
@@ -379,8 +370,7 @@ class VM:
                         v = stack.pop()
                         world.set_face(stack.pop(), v)
                     elif op == 62:  # THING_OWNER
-                        z = stack[-1].zone
-                        stack[-1] = z.owner if z is not None else None
+                        stack[-1] = owner_of(stack[-1])
                     elif op == 63:  # THING_ZONE
                         stack[-1] = stack[-1].zone
                     elif op == 64:  # ZONE_OWNER
@@ -422,8 +412,7 @@ class VM:
                     elif op == 75:  # TEXT
                         parts = stack[len(stack) - arg:]
                         del stack[len(stack) - arg:]
-                        describe = world.describe
-                        stack.append("".join(p if type(p) is str else describe(p) for p in parts))
+                        stack.append(world.text_of(parts))
                     elif op == 76:  # LOG
                         world.narration.append(stack.pop())
                     elif op == 77:  # CANCEL
@@ -434,7 +423,7 @@ class VM:
                         player = stack.pop()
                         options = stack.pop()
                         if player is None:
-                            raise ScriptFault("a choice was offered to 'none' instead of a player")
+                            no_player()
                         if len(options) <= 1:  # nothing to decide
                             stack.append(options[0] if options else None)
                             continue
@@ -464,29 +453,75 @@ class VM:
                         check_nesting(stack[-1])
                     else:
                         raise ScriptFault(f"unknown opcode {op}")
-        except _OutOfSteps:
-            fn = frame.fn
-            raise ScriptError("E0501", "the step budget ran out: a loop or recursion did not end",
-                              *fn.source_at(pc - 1),
-                              "check the loop's condition; every 'while' must eventually become false") from None
         except ScriptError:
             raise
-        except ScriptFault as err:
-            fn = frame.fn
-            raise ScriptError("E0502", str(err), *fn.source_at(pc - 1)) from None
-        except RecursionError:
-            fn = frame.fn
-            raise ScriptError("E0502", "a value is nested too deeply (a list inside a list, thousands deep)",
-                              *fn.source_at(pc - 1)) from None
-        except (TypeError, AttributeError, KeyError, IndexError, ValueError) as err:
-            fn = frame.fn
-            raise ScriptError("E0502", _explain(err), *fn.source_at(pc - 1)) from None
+        except SCRIPT_FAILURES as err:
+            raise script_error(err, frame.fn.source_at(pc - 1)) from None
         finally:
             self.budget = steps
 
 
-class _OutOfSteps(Exception):
-    pass
+# ---------------------------------------------------------------- failures, shared with the fast path
+# runtime/fastvm.py raises and reports failures through these too, so both engines say
+# exactly the same thing at the same place.
+class OutOfSteps(Exception):
+    """The step budget ran out (turned into E0501 by script_error)."""
+
+
+SCRIPT_FAILURES = (OutOfSteps, ScriptFault, RecursionError, TypeError, AttributeError, KeyError,
+                   IndexError, ValueError)
+
+
+def script_error(err: Exception, where: tuple) -> ScriptError:
+    """The ScriptError for a failure (one of SCRIPT_FAILURES) at (function, file, line)."""
+    if isinstance(err, OutOfSteps):
+        return ScriptError("E0501", "the step budget ran out: a loop or recursion did not end", *where,
+                           "check the loop's condition; every 'while' must eventually become false")
+    if isinstance(err, ScriptFault):
+        return ScriptError("E0502", str(err), *where)
+    if isinstance(err, RecursionError):
+        return ScriptError("E0502", "a value is nested too deeply (a list inside a list, thousands deep)", *where)
+    return ScriptError("E0502", _explain(err), *where)
+
+
+def no_choice_here(fn) -> ScriptError:
+    return ScriptError("E0503", "a choice was asked where none may be", fn.name, fn.file, fn.line_at(0))
+
+
+def too_deep():
+    raise ScriptFault(f"scripts call each other more than {MAX_DEPTH} deep (runaway recursion?)")
+
+
+def no_player():
+    raise ScriptFault("a choice was offered to 'none' instead of a player")
+
+
+def not_an_entry(value, kind: str):
+    raise ScriptFault(f"'{value}' is not a {kind}")
+
+
+def index_item(xs, i):
+    if not 0 <= i < len(xs):
+        raise ScriptFault(f"index {i} is outside a list of {len(xs)}")
+    return xs[i]
+
+
+def remainder(a, b):
+    if b == 0:
+        raise ScriptFault("remainder of a division by zero")
+    return a % b
+
+
+def divide_up(a, b):
+    if b == 0:
+        raise ScriptFault("division by zero")
+    return -((-a) // b)
+
+
+def divide_down(a, b):
+    if b == 0:
+        raise ScriptFault("division by zero")
+    return a // b
 
 
 def _explain(err: Exception) -> str:

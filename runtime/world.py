@@ -34,6 +34,12 @@ def check_nesting(value):
     return value
 
 
+def owner_of(thing):
+    """The player owning the zone a thing is in, or none."""
+    zone = thing.zone
+    return zone.owner if zone is not None else None
+
+
 class Player:
     __slots__ = ("seat", "vars")
 
@@ -216,6 +222,11 @@ class World:
         if isinstance(value, Event):
             return value.name
         return str(value)
+
+    def text_of(self, parts) -> str:
+        """A narration text from its pieces: texts as they are, other values described."""
+        describe = self.describe
+        return "".join(p if type(p) is str else describe(p) for p in parts)
 
     def option_label(self, option) -> str:
         """A readable label for an action option: name(arg, arg)."""
