@@ -29,9 +29,9 @@ from dataclasses import dataclass
 
 from . import opcodes as O
 from .builtins import BUILTINS
+from .vm import MAX_DEPTH
 from .structure import Arm, Block, Unstructured, dispatch, structure
 
-MAX_DEPTH = 200  # the interpreter's limit on nested script calls
 
 # Every attribute the generated code may touch (checked by a test on every pack).
 ATTRIBUTES = frozenset({"vars", "face", "entry", "zone", "owner", "seat", "items", "fields",
@@ -173,7 +173,6 @@ class _Context:
         self.generators = generators
         self.track_depth = track_depth
         self.kinds = {k: tuple(v) for k, v in program.kinds.items()}
-        self.builtins_used: set = set()
 
     def classify(self, index: int) -> None:
         """Decide for a function added after analyse() (a card test's step) whether it is a generator."""
@@ -211,18 +210,18 @@ def _mutation(template: str, n: int):
     """An effect on the game: operands popped, the memo cleared, one statement."""
     def emit(w: _BlockWriter, arg) -> None:
         args = w.pops(n)
-        w.stmt(CLEAR_MEMO, template.format(*args, arg=arg))
+        w.stmt(CLEAR_MEMO, template.format(*args, arg=_const(arg)))
     return emit
 
 
-def _set_var(template: str, clears_memo: bool = True):
+def _set_var(template: str):
+    """An assignment into something on the stack (a variable, an event's field)."""
     def emit(w: _BlockWriter, arg) -> None:
         value = w.pop_item()
         owner = w.pop_item()
         w.flush()
         target = w.target(owner[0], owner[1])
-        lines = ([CLEAR_MEMO] if clears_memo else []) + [template.format(target, value[0], arg=_const(arg))]
-        w.stmt(*lines)
+        w.stmt(CLEAR_MEMO, template.format(target, value[0], arg=_const(arg)))
     return emit
 
 
@@ -324,7 +323,6 @@ def _call_builtin(w, arg):
     if inline is not None:
         w.push(inline.format(*args))
         return
-    w.ctx.builtins_used.add(index)
     w.push(f"_b{index}(_W, {', '.join(args)})")
 
 
@@ -511,7 +509,7 @@ TRANSLATIONS = {
     "ENTRIES": _entries,
     "EQ": _binary("({a} == {b})"),
     "FOR_ITER": _for_iter,
-    "MOVE": lambda w, place: _mutation("_W.move({0}, {1}, {arg})", 2)(w, _const(place)),
+    "MOVE": _mutation("_W.move({0}, {1}, {arg})", 2),
     "EVENT_FIELD": lambda w, field: w.push(_field(w.pop(), field)),
     "MUL": _binary("({a} * {b})"),
     "NEW_EVENT": _new_event,
@@ -536,7 +534,7 @@ TRANSLATIONS = {
     "THING_ZONE": _unary("{x}.zone"),
     "ZONE_OWNER": _unary("{x}.owner"),
     "PLAYER_SEAT": _unary("({x}.seat + 1)"),
-    "SET_EVENT_FIELD": lambda w, field: _set_var("{0}.fields[{arg}] = {1}")(w, field),
+    "SET_EVENT_FIELD": _set_var("{0}.fields[{arg}] = {1}"),
     "PLAYERS": lambda w, arg: w.push("_P", STABLE),
     "TO_LIST": _to_list,
     "FREEZE": _unary("_tuple({x})"),
@@ -663,48 +661,46 @@ def _callees(fn) -> list:
 def analyse(program) -> _Context:
     """Which functions are generators, and whether calls can nest deep enough to need counting."""
     functions = program.functions
-    performs = any(op == O.PERFORM for fn in functions for op, _ in fn.code)
-    bodies = {a.body for a in program.actions} if performs else set()
-    generators = {i for i, fn in enumerate(functions)
-                  if i in bodies or any(op in (O.DECIDE, O.DECIDE_ACTION, O.PERFORM) for op, _ in fn.code)}
-    callees = [_callees(fn) for fn in functions]
+    performs = [any(op == O.PERFORM for op, _ in fn.code) for fn in functions]
+    bodies = sorted({a.body for a in program.actions}) if any(performs) else []
+    # What each function may start: the functions it calls, and every action body if it performs.
+    edges = [_callees(fn) + (bodies if p else []) for fn, p in zip(functions, performs)]
+    generators = set(bodies) | {i for i, fn in enumerate(functions)
+                                if any(op in (O.DECIDE, O.DECIDE_ACTION) for op, _ in fn.code)}
     changed = True
-    while changed:
+    while changed:  # a function that starts a generator is one
         changed = False
-        for i, targets in enumerate(callees):
+        for i, targets in enumerate(edges):
             if i not in generators and any(t in generators for t in targets):
                 generators.add(i)
                 changed = True
-    return _Context(program, generators, not _shallow(functions, callees, bodies))
+    return _Context(program, generators, not _shallow(edges))
 
 
-def _shallow(functions: list, callees: list, bodies: set) -> bool:
-    """True when no chain of calls can exceed the depth limit: no recursion, short chains."""
-    edges = [list(c) + (sorted(bodies) if any(op == O.PERFORM for op, _ in fn.code) else [])
-             for fn, c in zip(functions, callees)]
-    height: dict = {}
-    state: dict = {}
-    for root in range(len(functions)):
-        stack = [(root, 0)]
-        while stack:
-            node, i = stack.pop()
-            if i == 0:
-                if state.get(node) == "done":
-                    continue
-                if state.get(node) == "open":
-                    return False  # a cycle: recursion is possible
-                state[node] = "open"
-            if i < len(edges[node]):
-                stack.append((node, i + 1))
-                child = edges[node][i]
-                if state.get(child) == "open":
-                    return False
-                if state.get(child) != "done":
-                    stack.append((child, 0))
-            else:
-                state[node] = "done"
-                height[node] = 1 + max((height[c] for c in edges[node]), default=0)
-    return max(height.values(), default=0) < MAX_DEPTH
+def _shallow(edges: list) -> bool:
+    """True when no chain of calls can exceed the depth limit: no cycle, and short chains.
+
+    A function's height (the longest chain it starts) is known once its callees' are:
+    functions are taken in that order; any left over are on a cycle.
+    """
+    callees = [list(dict.fromkeys(targets)) for targets in edges]
+    callers: list = [[] for _ in edges]
+    for n, targets in enumerate(callees):
+        for t in targets:
+            callers[t].append(n)
+    waiting = [len(targets) for targets in callees]
+    ready = [n for n, w in enumerate(waiting) if w == 0]
+    height = [0] * len(edges)
+    done = 0
+    while ready:
+        n = ready.pop()
+        done += 1
+        height[n] = 1 + max((height[t] for t in callees[n]), default=0)
+        for c in callers[n]:
+            waiting[c] -= 1
+            if waiting[c] == 0:
+                ready.append(c)
+    return done == len(edges) and max(height, default=0) < MAX_DEPTH
 
 
 @dataclass
@@ -712,7 +708,6 @@ class ModuleSource:
     text: str
     line_pcs: list       # per line (1-based line = index + 1): (function index, pc)
     functions: list      # [FunctionSource]
-    builtins: list       # builtin indexes the code calls
 
 
 def translate(program, indexes=None, ctx: _Context | None = None, force_dispatch: bool = False) -> ModuleSource:
@@ -728,4 +723,4 @@ def translate(program, indexes=None, ctx: _Context | None = None, force_dispatch
             line_pcs.append((i, pc))
         out.append("")
         line_pcs.append((i, -1))
-    return ModuleSource("\n".join(out) + "\n", line_pcs, sources, sorted(ctx.builtins_used))
+    return ModuleSource("\n".join(out) + "\n", line_pcs, sources)

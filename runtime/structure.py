@@ -220,8 +220,8 @@ class _Writer:
     def _is_py_loop(self, frame) -> bool:
         return frame[0] == "loop" or (frame[0] == "block" and frame[1] in self.realized)
 
-    def jump(self, frames: list, label: int, back: bool, tail: bool, pc: int, depth: int | None = None) -> list:
-        """Statements that move control to `label` from a place inside frames[:depth]."""
+    def jump(self, frames: list, label: int, back: bool, tail: bool, depth: int | None = None) -> list:
+        """Statements (texts) that move control to `label` from a place inside frames[:depth]."""
         kind = "loop" if back else "block"
         i = (len(frames) if depth is None else depth) - 1
         only_ifs = True
@@ -229,27 +229,27 @@ class _Writer:
             frame = frames[i]
             if frame[0] == kind and frame[1] == label:
                 if back:
-                    return [("continue", pc)]
+                    return ["continue"]
                 if tail and only_ifs:
                     return []                  # falls through to the merge block
                 self.wanted.add(label)         # this block must become a loop to be left with break
-                return [("break", pc)]
+                return ["break"]
             if self._is_py_loop(frame):
                 break
             only_ifs = only_ifs and frame[0] == "if"
             i -= 1
         loop_frame = frames[i]
         if loop_frame[0] == "loop":
-            after = self.jump(frames, label, back, True, pc, i)
+            after = self.jump(frames, label, back, True, i)
             if not after:
-                return [("break", pc)]
+                return ["break"]
         else:  # leaving a realized block lands on its merge block: not the target, so jump again
-            after = self.jump(frames, label, back, False, pc, i)
+            after = self.jump(frames, label, back, False, i)
         flag = self.flags.setdefault((label, back), len(self.flags) + 1)
         handlers = self.handlers.setdefault(loop_frame[2], [])
         if all(f != flag for f, _ in handlers):
             handlers.append((flag, after))
-        return [(f"_go = {flag}", pc), ("break", pc)]
+        return [f"_go = {flag}", "break"]
 
     def seq(self, nodes: list, frames: list, indent: int) -> None:
         start = len(self.lines)
@@ -259,8 +259,8 @@ class _Writer:
             if kind == "stmt":
                 self.lines.append((indent, node[1], node[2]))
             elif kind == "br":
-                for text, pc in self.jump(frames, node[1], node[2], tail, -1):
-                    self.lines.append((indent, text, pc))
+                for text in self.jump(frames, node[1], node[2], tail):
+                    self.lines.append((indent, text, -1))   # jumps cannot fail: no instruction
             elif kind == "if":
                 self._if(node[1], frames, indent)
             elif kind == "loop":
@@ -303,7 +303,7 @@ class _Writer:
     def _plain_break(self, frames: list, br: tuple) -> bool:
         """Whether this jump out of a loop's `else` arm would be just `break` (a trial: no side effects)."""
         saved = (set(self.wanted), dict(self.flags), {k: list(v) for k, v in self.handlers.items()})
-        result = self.jump(frames + [("if",)], br[1], br[2], True, -1) == [("break", -1)]
+        result = self.jump(frames + [("if",)], br[1], br[2], True) == ["break"]
         self.wanted, self.flags, self.handlers = saved
         return result
 
@@ -317,13 +317,13 @@ class _Writer:
     def _handlers(self, frame, indent: int) -> None:
         passing = False
         for flag, after in self.handlers.get(frame[2], ()):
-            if after == [(f"_go = {flag}", after[0][1]), ("break", after[0][1])]:
+            if after == [f"_go = {flag}", "break"]:
                 passing = True  # the jump leaves this loop too: one test below covers them all
                 continue
             self.lines.append((indent, f"if _go == {flag}:", -1))
             self.lines.append((indent + 1, "_go = 0", -1))
-            for text, pc in after:
-                self.lines.append((indent + 1, text, pc))
+            for text in after:
+                self.lines.append((indent + 1, text, -1))
         if passing:  # every flag still set here belongs to a jump that leaves this loop as well
             self.lines.append((indent, "if _go: break", -1))
 
