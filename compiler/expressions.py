@@ -157,7 +157,7 @@ class Expressions:
             return t
         t = self._list_type(e)
         self.emit(O.BUILD_LIST, len(e.items))
-        if elem(t) == "any" or is_list(elem(t)):
+        if e.items and (elem(t) == "any" or is_list(elem(t))):
             # A list of lists is one level deeper than its items: bounded (MAX_NESTING), so
             # comparing or narrating values never depends on how much Python stack is left.
             self.emit(O.CHECK_NESTING)

@@ -476,7 +476,7 @@ class ProgramGen:
         else:
             kind = self.pick(leaves + ["arith", "arith", "arith", "div", "neg", "minmax", "abs", "len", "count",
                                        "sum", "index", "count_of", "call", "call", "random", "cond_count",
-                                       "lenzone", "gemof", "gems", "zonefn"])
+                                       "lenzone", "gemof", "gems", "zonefn", "nested"])
         if kind == "lit":
             return str(self.pick([0, 1, 2, 3, 5, 7, 10, 100]))
         if kind == "var":
@@ -518,6 +518,8 @@ class ProgramGen:
             return f"abs({self.e_int(sc, d - 1)})"
         if kind == "len":
             return f"len({self.e_list_int(sc, d - 1)})"
+        if kind == "nested":  # a list of lists built at run time: the nesting check runs
+            return f"len([{self.e_list_int(sc, d - 1)}, g_l][{self.num(0, 1)}])"
         if kind == "lenzone":
             return f"len({self.e_zone(sc, d - 1)})"
         if kind == "count":
