@@ -288,11 +288,15 @@ def _remembered_pack(root: Path) -> Optional[PackSource]:
 
 
 def _cache_file(name: str, phash: str) -> Path:
-    from runebook.paths import cache_dir
+    from runebook.paths import cache_dir, code_digest
     from runebook.runtime.opcodes import TABLE_DIGEST
     folder = cache_dir() / "packs"
     folder.mkdir(parents=True, exist_ok=True)
-    return folder / f"{name}-{phash[:20]}-{ENGINE_VERSION}-{TABLE_DIGEST}.json"
+    # The compiler's own source is part of the key: a changed compiler compiles anew.
+    here = Path(__file__).parent
+    dsl = here.parent / "dsl"
+    sources = sorted(here.glob("*.py")) + sorted(dsl.glob("*.py")) + [dsl / "runebook.lark"]
+    return folder / f"{name}-{phash[:20]}-{ENGINE_VERSION}-{TABLE_DIGEST}-{code_digest(*sources)}.json"
 
 
 def load_program(name_or_path: str, use_cache: bool = True):

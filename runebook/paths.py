@@ -1,8 +1,21 @@
-"""Where runebook keeps its per-user cache (built grammar, compiled packs)."""
+"""Where runebook keeps its per-user cache (built grammar, compiled packs), and how
+cached files are tied to the code that made them."""
 from __future__ import annotations
 
+import hashlib
 import os
+from functools import lru_cache
 from pathlib import Path
+
+
+@lru_cache(maxsize=None)
+def code_digest(*files: Path) -> str:
+    """A short digest of source files: a cache keyed on it is never read by changed code."""
+    digest = hashlib.sha256()
+    for path in files:
+        digest.update(path.name.encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:12]
 
 
 def cache_dir() -> Path:

@@ -148,13 +148,10 @@ def fast_module(program) -> FastModule:
 # ------------------------------------------------------------------ disk cache
 def _translator_digest() -> str:
     """A digest of the translator's own source: a changed translator never reads old modules."""
-    import hashlib
     from pathlib import Path
+    from runebook.paths import code_digest
     here = Path(__file__).parent
-    digest = hashlib.sha256()
-    for name in ("pysource.py", "structure.py"):
-        digest.update((here / name).read_bytes())
-    return digest.hexdigest()[:12]
+    return code_digest(here / "pysource.py", here / "structure.py")
 
 
 def _cache_path(program):
