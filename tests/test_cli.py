@@ -33,6 +33,17 @@ def write_pack(folder, sources: dict, players="{min: 1, max: 2}"):
     return folder
 
 
+# A pack whose play() divides by zero: a script error, not a crash.
+FAULTY = {"main.rune": """\
+    proc play() {
+      let zero = 0
+      let x = 5 / zero rounded down
+    }
+    fn score(p: player) -> int {
+      return 0
+    }
+"""}
+
 TINY = """\
     var total: int per player = 0
     proc play() {
@@ -210,15 +221,7 @@ def test_play_as_human_without_input_stops_cleanly(tiny):
 
 
 def test_script_error_is_shown_as_a_diagnostic(tmp_path):
-    pack = write_pack(tmp_path / "faulty", {"main.rune": """\
-        proc play() {
-          let zero = 0
-          let x = 5 / zero rounded down
-        }
-        fn score(p: player) -> int {
-          return 0
-        }
-    """})
+    pack = write_pack(tmp_path / "faulty", FAULTY)
     result = run("play", pack, "--seed", "1")
     assert result.exit_code == 1
     assert "error[E05" in result.output and "  --> faulty/main.rune:3" in result.output
@@ -360,15 +363,7 @@ def test_play_is_the_same_on_both_engines(args):
 
 
 def test_script_error_is_the_same_on_both_engines(tmp_path):
-    pack = write_pack(tmp_path / "faulty", {"main.rune": """\
-        proc play() {
-          let zero = 0
-          let x = 5 / zero rounded down
-        }
-        fn score(p: player) -> int {
-          return 0
-        }
-    """})
+    pack = write_pack(tmp_path / "faulty", FAULTY)
     fast, interp = (run("play", pack, "--seed", "1", "--engine", engine) for engine in ("fast", "interp"))
     assert fast.exit_code == interp.exit_code == 1
     assert fast.output == interp.output and "  --> faulty/main.rune:3" in fast.output

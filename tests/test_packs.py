@@ -1,6 +1,8 @@
 """Every built-in pack validates cleanly, passes its card tests and plays."""
 from __future__ import annotations
 
+from functools import cache
+
 import pytest
 
 from runebook.compiler.pack import builtin_packs, compile_pack
@@ -9,6 +11,24 @@ from runebook.runtime.match import Match
 from runebook.runtime.options import resolve_options
 
 PACKS = builtin_packs()
+
+
+@cache
+def compiled(pack: str):
+    """A built-in pack compiled once for the whole file."""
+    program, _, _ = compile_pack(pack)
+    return program
+
+
+def greedy_against_random(pack: str, players: int, options: dict, games: int) -> list:
+    """Results of `games` seeded matches where seat 1 plays policy:greedy and the others random."""
+    prog = compiled(pack)
+    resolved = resolve_options(prog, options)
+    results = []
+    for seed in range(1, games + 1):
+        agents = [make_agent("policy:greedy" if seat == 0 else "random", prog, seed, seat) for seat in range(players)]
+        results.append(Match(prog, agents, seed, resolved, players).run())
+    return results
 
 
 @pytest.mark.parametrize("pack", PACKS)
@@ -32,19 +52,19 @@ def test_card_tests_pass(pack):
 @pytest.mark.parametrize("pack", PACKS)
 @pytest.mark.parametrize("agent", ["random", "first", "policy:greedy"])
 def test_matches_finish_for_every_player_count(pack, agent):
-    program, _, _ = compile_pack(pack)
-    players = program.players
+    prog = compiled(pack)
+    players = prog.players
     for n in range(players["min"], players["max"] + 1):
         for seed in range(1, 6):
-            agents = [make_agent(agent, program, seed, seat) for seat in range(n)]
-            result = Match(program, agents, seed, resolve_options(program, {}), n).run()
+            agents = [make_agent(agent, prog, seed, seat) for seat in range(n)]
+            result = Match(prog, agents, seed, resolve_options(prog, {}), n).run()
             assert len(result.scores) == n
             assert result.winners
 
 
 def test_dungeon_roll_every_hero_plays():
     """Each hero, novice start, a handful of seeds with the greedy policy and random play."""
-    program, _, _ = compile_pack("dungeon_roll")
+    program = compiled("dungeon_roll")
     heroes = program.kinds["hero"]
     assert len(heroes) == 26  # 8 basic + 10 Hero Pack 1 + 8 Hero Pack 2
     for hero in heroes:
@@ -55,7 +75,7 @@ def test_dungeon_roll_every_hero_plays():
 
 
 def test_greedy_beats_random_at_dungeon_roll():
-    program, _, _ = compile_pack("dungeon_roll")
+    program = compiled("dungeon_roll")
     options = resolve_options(program, {})
 
     def mean(agent):
@@ -70,25 +90,18 @@ def test_greedy_beats_random_at_dungeon_roll():
 def test_greedy_beats_random_at_dominaria(players):
     """Seat 1 plays policy:greedy against random seats: it must win clearly more often than
     its fair share (1/players), and score more than the random seats on average."""
-    program, _, _ = compile_pack("dominaria")
-    options = resolve_options(program, {})
-    wins, greedy_vp, random_vp = 0, 0, 0
-    games = 30
-    for seed in range(1, games + 1):
-        agents = [make_agent("policy:greedy" if seat == 0 else "random", program, seed, seat)
-                  for seat in range(players)]
-        result = Match(program, agents, seed, options, players).run()
-        wins += 0 in result.winners
-        greedy_vp += result.scores[0]
-        random_vp += sum(result.scores[1:]) / (players - 1)
-    assert wins / games > 1 / players + 0.3
+    results = greedy_against_random("dominaria", players, {}, 30)
+    wins = sum(0 in r.winners for r in results)
+    greedy_vp = sum(r.scores[0] for r in results)
+    random_vp = sum(sum(r.scores[1:]) / (players - 1) for r in results)
+    assert wins / len(results) > 1 / players + 0.3
     assert greedy_vp > random_vp * 1.5
 
 
 def test_dominaria_keeps_quest_hands_private():
     """The quest hand is a private zone; what a player alone learns is logged as private to
     that seat, and nobody else's narration shows it (the engine side is tests/test_visibility.py)."""
-    program, _, _ = compile_pack("dominaria")
+    program = compiled("dominaria")
     zones = {name: private for name, _, private in program.zones}
     assert zones["hand"] and zones["quest_deck"] and not zones["in_play"]
     agents = [make_agent("policy:greedy", program, 4, seat) for seat in range(3)]
@@ -104,23 +117,16 @@ def test_dominaria_keeps_quest_hands_private():
 def test_greedy_beats_random_at_shire(mode, players):
     """Seat 1 plays policy:greedy against random seats (in teams mode, random partners on its side
     too): its side must win clearly more often than a random seat's side would."""
-    program, _, _ = compile_pack("shire")
-    options = resolve_options(program, {"mode": mode})
-    wins = 0
-    games = 40
-    for seed in range(1, games + 1):
-        agents = [make_agent("policy:greedy" if seat == 0 else "random", program, seed, seat)
-                  for seat in range(players)]
-        result = Match(program, agents, seed, options, players).run()
-        wins += 0 in result.winners
+    results = greedy_against_random("shire", players, {"mode": mode}, 40)
+    wins = sum(0 in r.winners for r in results)
     fair = 0.5 if mode == "teams" else 1 / players
-    assert wins / games > fair + 0.25
+    assert wins / len(results) > fair + 0.25
 
 
 def test_shire_level_five_learns_five_masteries_with_their_prerequisites():
     """Level 5: every character spends five points before the battle, and each learned rank
     below the first has the rank above it learned too (agents choose them)."""
-    program, _, _ = compile_pack("shire")
+    program = compiled("shire")
     for seed in range(1, 6):
         agents = [make_agent("random", program, seed, seat) for seat in range(2)]
         match = Match(program, agents, seed, resolve_options(program, {"level": 5}), 2)
