@@ -272,10 +272,7 @@ class FunctionCompiler(Expressions, Inlining):
         self.loops.append(loop)
         body_fn()
         self.loops.pop()
-        for at in loop.continues:
-            self.patch(at, top)
-        self.line = header_line  # the back-edge (where the budget is spent) belongs to the loop's line
-        self.emit(O.JUMP, top)
+        self._back_edge(loop, top, header_line)
         self.code[step] = (O.FOR_ITER, (items, index, slot, self.here()))
         for at in loop.breaks:
             self.patch(at)
@@ -326,13 +323,22 @@ class FunctionCompiler(Expressions, Inlining):
         self.loops.append(loop)
         self.block(body)
         self.loops.pop()
-        for at in loop.continues:
-            self.patch(at, top)
-        self.line = header_line  # the back-edge (where the budget is spent) belongs to the loop's line
-        self.emit(O.JUMP, top)
+        self._back_edge(loop, top, header_line)
         self.patch_all(exits)
         for at in loop.breaks:
             self.patch(at)
+
+    def _back_edge(self, loop, top: int, header_line: int):
+        """The loop's one way back to its top: a JUMP, which spends a step of the budget.
+
+        Continues (and `where`/`require` filters) jump forward to it rather than to the
+        top, so every turn of every loop passes a backward JUMP: the budget needs no
+        other step (a conditional jump never goes backward).
+        """
+        for at in loop.continues:
+            self.patch(at)
+        self.line = header_line  # the back-edge (where the budget is spent) belongs to the loop's line
+        self.emit(O.JUMP, top)
 
     def s_Break(self, s):
         if not self.loops:

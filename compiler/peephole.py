@@ -47,16 +47,16 @@ def _retarget(op, arg, new):
 def _thread_jumps(code: list) -> list:
     """A jump to an unconditional JUMP goes straight to that JUMP's target.
 
-    The step budget is spent by backward JUMPs and by FOR_ITER, so a
-    conditional jump is only threaded to a backward target that spends it.
+    The step budget is spent by backward JUMPs (and calls): every loop, a
+    `for` loop too, turns back through one. So a conditional jump is never
+    threaded to a backward target: it would turn back without spending.
     """
     def final(at: int, t: int) -> int:
         for _ in range(8):
             if t >= len(code) or code[t][0] != O.JUMP:
                 break
             nxt = code[t][1]
-            conditional = code[at][0] != O.JUMP
-            if conditional and nxt <= at and code[nxt][0] not in (O.FOR_ITER, O.FOR_ITER_LOAD):
+            if nxt <= at and code[at][0] != O.JUMP:
                 break
             t = nxt
         return t

@@ -11,8 +11,8 @@ Behaviour is the interpreter's, to the step (runtime/vm.py is the reference):
   * operands are evaluated in the order the bytecode pushed them: a pending
     expression is stored before any statement runs, so draws from the RNG,
     failures and reads of the game happen in the same order;
-  * steps are spent where the interpreter spends them (backward jumps, loop
-    steps, calls that are not remembered) from the global `_steps`;
+  * steps are spent where the interpreter spends them (backward jumps and
+    calls that are not remembered) from the global `_steps`;
   * a generated line never mixes instructions from two source lines, so a
     failure maps back (through `line_pcs`) to the instruction, and to the
     same `file:line`, the interpreter would name.
@@ -442,7 +442,7 @@ def _for_iter(w, arg, push_slot=None):
     items, index, var, end = arg[:4]
     w.flush_local(var)  # the step assigns var: stack items reading it keep the old value
     w.end_block((w.pc + 1, end))
-    pre = [(f"l{var} = l{items}[l{index}]\nl{index} += 1", w.pc), (STEP, w.pc)]
+    pre = [(f"l{var} = l{items}[l{index}]\nl{index} += 1", w.pc)]
     w.foreach = (f"l{var}", f"l{items}")
     if push_slot is not None:
         if w.pc + 1 in w.joins:

@@ -3,7 +3,8 @@
 Script calls push a Frame and never recurse in Python, so a script can stop
 at a decision (DECIDE, DECIDE_ACTION) and be resumed later with the answer:
 run() returns a Decision, resume(answer) continues. Every run is bounded by a
-step budget spent at backward jumps, loop steps and calls; running out is a
+step budget spent at backward jumps and calls (every loop turns back through
+a backward JUMP); running out is a
 ScriptError naming the script and its source line, never a hang.
 
 Dispatch is an if/elif chain over small integers. The opcode table numbers
@@ -144,9 +145,6 @@ class VM:
                             locs[var_slot] = items[i]
                             locs[index_slot] = i + 1
                             stack.append(locs[push_slot])
-                            steps -= 1
-                            if steps < 0:
-                                raise OutOfSteps()
                         else:
                             pc = end
                     elif op == 3:  # JUMP_IF_FALSE
@@ -293,9 +291,6 @@ class VM:
                         if i < len(items):
                             locs[var_slot] = items[i]
                             locs[index_slot] = i + 1
-                            steps -= 1
-                            if steps < 0:
-                                raise OutOfSteps()
                         else:
                             pc = end
                     elif op == 41:  # MOVE

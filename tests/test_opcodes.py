@@ -211,6 +211,22 @@ def test_emitted_code_uses_only_table_opcodes():
     assert all(len(fn.lines) == len(fn.code) for fn in program.functions)
 
 
+@pytest.mark.parametrize("pack", ["dungeon_roll", "shire", "dominaria"])
+def test_only_unconditional_jumps_turn_back(pack):
+    """The budget is spent by backward JUMPs (and calls) alone: every turn of a loop,
+    a `continue`, a `where` or `require` filter included, must pass one. A conditional
+    jump going backward would make a turn that spends nothing."""
+    from runebook.compiler.pack import compile_pack
+    from runebook.compiler.peephole import _TARGET, _target
+
+    program, diags, _ = compile_pack(pack)
+    assert program is not None, [str(d) for d in diags]
+    backward = [f"{fn.name} @{pc}: {O.OPS[op].name}" for fn in program.functions
+                for pc, (op, arg) in enumerate(fn.code)
+                if op in _TARGET and op != O.JUMP and _target(op, arg) <= pc]
+    assert not backward, "conditional jumps going backward:\n" + "\n".join(backward[:10])
+
+
 # ---------------------------------------------------------------- builtins
 def test_builtin_registry_is_consistent():
     assert list(B.BY_NAME) == [b.name for b in B.BUILTINS]
