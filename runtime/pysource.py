@@ -66,8 +66,24 @@ def branch_targets(code: list, pc: int) -> list:
     if op in (O.FOR_ITER, O.FOR_ITER_LOAD):
         return [nxt, arg[3]]
     if op == O.SWITCH_VAR:
-        return [nxt if t == pc else t for t in arg[2].values()] + [arg[3]]
+        return [nxt, switch_as_guard(arg, pc)[1]]
     return [nxt]
+
+
+def switch_as_guard(arg, pc: int) -> tuple:
+    """A SWITCH_VAR read back as the guard it replaced: (its own value, where a miss goes).
+
+    The interpreter jumps from a switch straight to the first later block whose
+    value matches; Python has no such jump, and a switch's many targets make the
+    structurer nest loops and flags. Taken one guard at a time, the chain is plain
+    sequential `if`s: a miss goes to the next guard testing another value (a guard
+    testing the same value would miss too), and nothing but reading the variable
+    happens between two guards, so the behaviour is the same.
+    """
+    table, end = arg[2], arg[3]
+    own = next(value for value, target in table.items() if target == pc)
+    later = [target for target in table.values() if target > pc]
+    return own, min(later) if later else end
 
 
 def _const(value) -> str:
@@ -454,17 +470,9 @@ def _for_iter(w, arg, push_slot=None):
 
 
 def _switch_var(w, arg):
-    slot, var, table, end = arg
-    w.end_block(tuple(branch_targets(w.fn.code, w.pc)))
-    w._emit(f"_v = l{slot}.vars[{var}]")
-    by_target: dict = {}
-    for value, target in table.items():
-        by_target.setdefault(w.pc + 1 if target == w.pc else target, []).append(value)
-    arms = []
-    for target, values in by_target.items():
-        cond = f"_v == {_const(values[0])}" if len(values) == 1 else f"_v in {_const(tuple(values))}"
-        arms.append(Arm(cond, w.pc, [], target))
-    w.arms = arms + [Arm(None, w.pc, [], end)]
+    slot, var = arg[:2]
+    own, miss = switch_as_guard(arg, w.pc)
+    w.branch(f"l{slot}.vars[{var}] != {_const(own)}", miss, w.pc + 1)
 
 
 TRANSLATIONS = {
