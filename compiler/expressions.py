@@ -19,6 +19,15 @@ from .types import elem, is_event, is_list, list_of
 THING_ATTRS = {"face": ("str", O.THING_FACE), "entry": ("str", O.THING_ENTRY),
                "owner": ("player", O.THING_OWNER), "zone": ("zone", O.THING_ZONE)}
 ARITH = {"+": O.ADD, "-": O.SUB, "*": O.MUL, "%": O.MOD}
+
+
+def _int_literal(e) -> bool:
+    """A whole number written out, or arithmetic on such numbers (folded when compiled)."""
+    if isinstance(e, A.IntLit):
+        return True
+    if isinstance(e, A.Unary):
+        return e.op == "-" and _int_literal(e.operand)
+    return isinstance(e, A.Binary) and e.op in ARITH and _int_literal(e.left) and _int_literal(e.right)
 COMPARE = {"==": O.EQ, "!=": O.NE, "<": O.LT, "<=": O.LE, ">": O.GT, ">=": O.GE}
 
 # What each context forbids: ratings and requirements must be pure questions.
@@ -337,7 +346,10 @@ class Expressions:
         t = self.expr(e.operand)
         if e.op == "-":
             self.expect(t, "int", e.operand.span, "the operand of '-'")
-            self.emit(O.NEG)
+            if _int_literal(e.operand) and self.code[-1][0] == O.CONST:
+                self.code[-1] = (O.CONST, -self.code[-1][1])  # -2 is CONST -2
+            else:
+                self.emit(O.NEG)
             return "int"
         self.expect(t, "bool", e.operand.span, "the operand of 'not'")
         self.emit(O.NOT)
@@ -356,7 +368,8 @@ class Expressions:
         lt = self.expr(e.left)
         rt = self.expr(e.right)
         if op in ARITH:
-            self.emit(ARITH[op])
+            if not self._fold(op, e):
+                self.emit(ARITH[op])
             if op == "+" and "any" in (lt, rt):
                 return rt if lt == "any" else lt
             if op == "+" and is_list(lt):
@@ -392,6 +405,24 @@ class Expressions:
         elif rt != "any":
             self.error("E0310", f"'in' needs a list or a zone on its right, but this is {rt}", e.right.span)
         return "bool"
+
+    def _fold(self, op: str, e: A.Binary) -> bool:
+        """Arithmetic on two whole-number literals is done here: `0 - 100` is CONST -100.
+
+        Only when both sides are literals (or folded literals), so the two CONSTs just
+        emitted are theirs and no jump lands between them. A rating that is a constant
+        then compiles to CONST, RETURN: an agent reads it without running anything.
+        """
+        if not (_int_literal(e.left) and _int_literal(e.right)):
+            return False
+        (op_a, a), (op_b, b) = self.code[-2:]
+        if op_a != O.CONST or op_b != O.CONST or (op == "%" and b == 0):
+            return False  # a side was not folded (x % 0 fails when it runs, as written)
+        value = a + b if op == "+" else a - b if op == "-" else a * b if op == "*" else a % b
+        for column in (self.code, self.lines, self.origins):
+            del column[-2:]
+        self.emit(O.CONST, value)
+        return True
 
     def e_Divide(self, e: A.Divide):
         self.expect(self.expr(e.left), "int", e.left.span, "the dividend")

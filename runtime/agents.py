@@ -79,21 +79,30 @@ class PolicyAgent(Agent):
                              f"({hint or 'policies: ' + known})")
         self.name = f"policy:{policy}"
         self.ratings = program.policies[policy]
+        # Ratings that are constants are read, not run: the same answer, no engine call.
+        rating_fns = [*self.ratings["action"].values(), *self.ratings["choice"].values()]
+        self.constants = {fn: value for fn in rating_fns
+                          for is_constant, value in [program.functions[fn].constant_result()] if is_constant}
 
     def choose(self, decision, view) -> int:
         best, best_score = 0, None
         player = decision.player
         if decision.kind == "action":
-            table = self.ratings["action"]
+            table, constants = self.ratings["action"], self.constants
             for i, option in enumerate(decision.options):
                 fn = table.get(option[0])
-                score = view.call(fn, (player, *option[1:])) if fn is not None else 0
+                if fn is None:
+                    score = 0  # an unrated action
+                elif fn in constants:
+                    score = constants[fn]
+                else:
+                    score = view.call(fn, (player, *option[1:]))
                 if best_score is None or score > best_score:
                     best, best_score = i, score
         else:
             fn = self.ratings["choice"].get(decision.tag)
-            if fn is None:
-                return 0
+            if fn is None or fn in self.constants:
+                return 0  # unrated, or every option rated the same: the first
             for i, option in enumerate(decision.options):
                 score = view.call(fn, (player, option))
                 if best_score is None or score > best_score:

@@ -10,7 +10,7 @@ import json
 from dataclasses import dataclass, field, fields
 from typing import Any
 
-from .opcodes import TABLE_DIGEST
+from .opcodes import CONST, RETURN, TABLE_DIGEST
 
 FORMAT = "runebook-compiled"
 FORMAT_VERSION = 1
@@ -36,6 +36,13 @@ class Function:
         if 0 <= pc < len(self.lines):
             return self.lines[pc]
         return self.lines[-1] if self.lines else 0
+
+    def constant_result(self) -> tuple:
+        """(True, value) when the function only returns a constant (a rating such as
+        `rate flee: 0 - 100`): running it would change nothing and spend no step."""
+        if len(self.code) >= 2 and self.code[0][0] == CONST and self.code[1][0] == RETURN:
+            return True, self.code[0][1]
+        return False, None
 
     def source_at(self, pc: int) -> tuple:
         """(function name, file, line) of the source behind an instruction."""

@@ -242,6 +242,19 @@ def test_policy_agent_rates_options():
     assert "Player 1 picks green" in said(match)  # rank(green) = 3 is the best colour
 
 
+def test_constant_ratings_are_read_not_run():
+    """`rate action pass: 5` compiles to a constant: the agent reads it and asks the
+    engine nothing, yet chooses exactly as when it runs the rating."""
+    prog = program("decisions")
+    reading = PolicyAgent(prog, "greedy")
+    assert sorted(reading.constants.values()) == [5]
+    running = PolicyAgent(prog, "greedy")
+    running.constants = {}
+    result, match = run("decisions", [reading, PolicyAgent(prog, "greedy")])
+    result_run, match_run = run("decisions", [running, PolicyAgent(prog, "greedy")])
+    assert said(match) == said(match_run) and result.scores == result_run.scores == [3, 3]
+
+
 def test_random_agents_are_reproducible_from_the_seed():
     def log(seed):
         agents = [RandomAgent(seed, 0), RandomAgent(seed, 1)]
@@ -304,6 +317,23 @@ def test_division_by_zero_names_function_and_line():
     err = fault("zero_division")
     assert err.code == "E0502" and "division by zero" in err.message
     assert err.function == "fn ratio" and err.line == line_of("return total / d rounded down")
+
+
+def test_a_literal_remainder_by_zero_still_fails_when_it_runs():
+    err = fault("literal_remainder_zero")
+    assert err.code == "E0502" and "remainder of a division by zero" in err.message
+    assert err.line == line_of("log \"remainder")
+
+
+def test_arithmetic_on_literals_is_worked_out_when_compiled(arith):
+    """`1 + 2 * 3` is one CONST 7 (the results themselves are checked by test_arithmetic)."""
+    from runebook.runtime import opcodes as O
+    code = program("arith").functions[0].code
+    consts = [arg for op, arg in code if op == O.CONST]
+    assert 7 in consts and 9 in consts and -6 in consts  # precedence: 1 + 2 * 3, (1 + 2) * 3, -2 * 3
+    arith_ops = {O.ADD, O.SUB, O.MUL, O.MOD}
+    assert not any(code[i][0] == code[i + 1][0] == O.CONST and code[i + 2][0] in arith_ops
+                   and type(code[i][1]) is int and type(code[i + 1][1]) is int for i in range(len(code) - 2))
 
 
 def test_index_out_of_range():
