@@ -477,11 +477,17 @@ class Expressions:
             # An action whose parameter-free requirements fail offers nothing: test
             # them here and skip its enumerator call (most hero actions are off).
             skip = self._action_guard(info, pslot)
-            # Each enumerator returns its options; gather them in declaration order.
-            self.emit(O.LOAD_LOCAL2, (acc, pslot))
-            self.emit(O.CALL, (info.enum_fn, 1))
-            self.emit(O.ADD)
-            self.emit(O.STORE_LOCAL, acc)
+            if info.decl.params:
+                # Each enumerator returns its options; gather them in declaration order.
+                self.emit(O.LOAD_LOCAL2, (acc, pslot))
+                self.emit(O.CALL, (info.enum_fn, 1))
+                self.emit(O.ADD)
+                self.emit(O.STORE_LOCAL, acc)
+            else:
+                # Nothing to enumerate, and its requirements were just tested: it is one option.
+                self.emit(O.CONST, info.index)
+                self.emit(O.BUILD_LIST, 1)
+                self.emit(O.APPEND, acc)
             self.patch_all(skip)
         self.emit(O.LOAD_LOCAL, acc)
         self.emit(O.LOAD_LOCAL, pslot)
