@@ -48,6 +48,11 @@ CLEAR_MEMO = "if _M: _M.clear()"
 # Kinds of values on the symbolic stack
 CONST, LOCAL, SLOT, STABLE, EXPR = range(5)
 
+# What a stack item is known to hold, where its instruction tells (its `ref`): a zone
+# (ZONE, ZONE_OF) or a list (a builtin returning one). A collection that may be either
+# is told apart when it runs (`_type(...) is _Zone`); a known one needs no test.
+ZONE_VALUE, LIST_VALUE = "zone", "list"
+
 
 def branch_targets(code: list, pc: int) -> list:
     """Where the instruction at pc may go next (empty for RETURN)."""
@@ -266,7 +271,11 @@ def _store_load(w, arg):
 
 
 def _zone(w, z):
-    w.push(f"_Z[{z}]", STABLE)
+    w.push(f"_Z[{z}]", STABLE, ZONE_VALUE)
+
+
+def _zone_of(w, z):
+    w.push(f"_Z[{z}][{w.pop()}.seat]", EXPR, ZONE_VALUE)
 
 
 def _entries(w, kind):
@@ -274,19 +283,34 @@ def _entries(w, kind):
     w.push(_const(values) if values is not None else f"_KIND[{_const(kind)}]", CONST if values is not None else EXPR)
 
 
+def _items_of(item) -> str:
+    """The things of a list-or-zone stack item: a zone's item list, or the list itself."""
+    text, kind, ref = item
+    if ref == ZONE_VALUE:
+        return f"{text}.items"
+    if kind == CONST or ref == LIST_VALUE:
+        return text
+    return f"(_t.items if _type(_t := {text}) is _Zone else _t)"
+
+
+def _snapshot_of(item) -> str:
+    """A list-or-zone as a list that later moves cannot change: a zone's items are copied."""
+    text, kind, ref = item
+    if ref == ZONE_VALUE:
+        return f"_tuple({text}.items)"
+    if kind == CONST or ref == LIST_VALUE:
+        return text
+    return f"(_tuple(_t.items) if _type(_t := {text}) is _Zone else _t)"
+
+
 def _in(w, arg):
-    b_text, b_kind, _ = w.pop_item()
+    collection = w.pop_item()
     a = w.pop()
-    if b_kind == STABLE and b_text.startswith("_Z["):
-        w.push(f"({a} in {b_text}.items)")
-    elif b_kind == CONST:
-        w.push(f"({a} in {b_text})")
-    else:
-        w.push(f"({a} in (_t.items if _type(_t := {b_text}) is _Zone else _t))")
+    w.push(f"({a} in {_items_of(collection)})")
 
 
 def _to_list(w, arg):
-    w.push(f"(_tuple(_t.items) if _type(_t := {w.pop()}) is _Zone else _t)")
+    w.push(_snapshot_of(w.pop_item()))
 
 
 def _build_list(w, n):
@@ -325,7 +349,6 @@ def _pop(w, arg):
 # Builtins written in place instead of called: each argument appears exactly once, so it
 # is evaluated once and in order, as the call would; the results are the registry's.
 _INLINE_BUILTINS = {
-    "len": "_len(_t.items if _type(_t := {0}) is _Zone else _t)",
     "min": "_min({0}, {1})",
     "max": "_max({0}, {1})",
     "is_die": "({0}.entry in _DICE)",
@@ -334,12 +357,16 @@ _INLINE_BUILTINS = {
 
 def _call_builtin(w, arg):
     index, argc = arg
+    builtin = BUILTINS[index]
+    if builtin.name == "len":
+        w.push(f"_len({_items_of(w.pop_item())})")
+        return
     args = w.pops(argc)
-    inline = _INLINE_BUILTINS.get(BUILTINS[index].name)
+    inline = _INLINE_BUILTINS.get(builtin.name)
     if inline is not None:
         w.push(inline.format(*args))
         return
-    w.push(f"_b{index}(_W, {', '.join(args)})")
+    w.push(f"_b{index}(_W, {', '.join(args)})", EXPR, LIST_VALUE if builtin.returns.startswith("list") else None)
 
 
 def _as_entry(w, kind):
@@ -353,10 +380,10 @@ def _as_entry(w, kind):
 
 def _iter_start(w, arg):
     items, index = arg
-    value = w.pop()
+    value = _snapshot_of(w.pop_item())
     w.flush_local(items)
     w.flush_local(index)
-    w.stmt(f"l{items} = _tuple(_t.items) if _type(_t := {value}) is _Zone else _t", f"l{index} = 0")
+    w.stmt(f"l{items} = {value}", f"l{index} = 0")
 
 
 def _create(w, arg):
@@ -500,7 +527,7 @@ TRANSLATIONS = {
     "CALL": lambda w, arg: _call(w, arg, memo=False),
     "SWITCH_VAR": _switch_var,
     "LOCAL_EVENT_FIELD": lambda w, arg: w.push(_field(f"l{arg[0]}", arg[1])),
-    "ZONE_OF": _unary("_Z[{arg}][{x}.seat]"),
+    "ZONE_OF": _zone_of,
     "AS_ENTRY": _as_entry,
     "JUMP_IF_TRUE": _jump_if("{x}"),
     "LOCAL_FACE": lambda w, slot: w.push(f"l{slot}.face"),
