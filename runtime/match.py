@@ -73,10 +73,12 @@ class Match:
         self._event(start_event(program, self.seed, self.options, self.n_players, self.agents))
         vm.start(program.entry_points["play"])
         decision = vm.run()
+        agents = self.agents
         while decision is not None:
-            self._flush_narration()
+            if world.narration:
+                self._flush_narration()
             seat = decision.player.seat
-            index = self.agents[seat].choose(decision, SeatView(vm, world, seat))
+            index = agents[seat].choose(decision, SeatView(vm, world, seat))
             self.decisions += 1
             if self.record:
                 labels = decision.labels(world)

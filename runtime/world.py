@@ -142,17 +142,19 @@ class World:
         return thing
 
     def move(self, what, zone: Zone, place: str) -> None:
-        things = what if isinstance(what, (tuple, list)) else (what,)
+        things = what if type(what) is tuple or type(what) is list else (what,)
+        items, top = zone.items, place == "top"
         for t in things:
             if t is None:
                 raise ScriptFault("cannot move 'none'")
-            if t.zone is not None:
-                t.zone.items.remove(t)
+            old = t.zone
+            if old is not None:
+                old.items.remove(t)
             t.zone = zone
-            if place == "top":
-                zone.items.insert(0, t)
+            if top:
+                items.insert(0, t)
             else:
-                zone.items.append(t)
+                items.append(t)
 
     def destroy(self, what) -> None:
         things = what if isinstance(what, (tuple, list)) else (what,)
