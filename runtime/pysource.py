@@ -49,9 +49,10 @@ CLEAR_MEMO = "if _M: _M.clear()"
 CONST, LOCAL, SLOT, STABLE, EXPR = range(5)
 
 # What a stack item is known to hold, where its instruction tells (its `ref`): a zone
-# (ZONE, ZONE_OF) or a list (a builtin returning one). A collection that may be either
-# is told apart when it runs (`_type(...) is _Zone`); a known one needs no test.
-ZONE_VALUE, LIST_VALUE = "zone", "list"
+# (ZONE, ZONE_OF), or never a zone (an entry's field, a builtin's list). A collection
+# that may be either is told apart when it runs (`_type(...) is _Zone`); a known one
+# needs no test.
+ZONE_VALUE, NOT_ZONE = "zone", "not a zone"
 
 
 def branch_targets(code: list, pc: int) -> list:
@@ -270,6 +271,10 @@ def _store_load(w, arg):
     _load_local(w, arg[1])
 
 
+def _entry_field(w, name):
+    w.push(f"_E[{w.pop()}][{_const(name)}]", EXPR, NOT_ZONE)  # entries hold constants, never a zone
+
+
 def _zone(w, z):
     w.push(f"_Z[{z}]", STABLE, ZONE_VALUE)
 
@@ -288,7 +293,7 @@ def _items_of(item) -> str:
     text, kind, ref = item
     if ref == ZONE_VALUE:
         return f"{text}.items"
-    if kind == CONST or ref == LIST_VALUE:
+    if kind == CONST or ref == NOT_ZONE:
         return text
     return f"(_t.items if _type(_t := {text}) is _Zone else _t)"
 
@@ -298,7 +303,7 @@ def _snapshot_of(item) -> str:
     text, kind, ref = item
     if ref == ZONE_VALUE:
         return f"_tuple({text}.items)"
-    if kind == CONST or ref == LIST_VALUE:
+    if kind == CONST or ref == NOT_ZONE:
         return text
     return f"(_tuple(_t.items) if _type(_t := {text}) is _Zone else _t)"
 
@@ -366,7 +371,7 @@ def _call_builtin(w, arg):
     if inline is not None:
         w.push(inline.format(*args))
         return
-    w.push(f"_b{index}(_W, {', '.join(args)})", EXPR, LIST_VALUE if builtin.returns.startswith("list") else None)
+    w.push(f"_b{index}(_W, {', '.join(args)})", EXPR, NOT_ZONE if builtin.returns.startswith("list") else None)
 
 
 def _as_entry(w, kind):
@@ -516,7 +521,7 @@ TRANSLATIONS = {
     "ADD": _binary("({a} + {b})"),
     "ITER_START": _iter_start,
     "RETURN": _return,
-    "ENTRY_FIELD": _unary_const("_E[{x}][{arg}]"),
+    "ENTRY_FIELD": _entry_field,
     "ZONE": _zone,
     "BUILD_LIST": _build_list,
     "LOAD_LOCAL2": _load_local2,
