@@ -4,7 +4,7 @@ Each builtin has a signature (parameter types and return type, in the
 checker's type notation), a doc line, an example, and its implementation.
 Type variables: 'T' binds to an element type; 'coll[T]' accepts a list[T] or
 a zone (whose items are things). Implementations receive the world first and
-must be deterministic: randomness only through world.rng.
+must be deterministic: randomness only through the world's draws (World.below).
 """
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ class Builtin:
     doc: str
     example: str
     impl: Callable
-    draws_random: bool = False  # uses world.rng: forbidden where only a question may be asked
+    draws_random: bool = False  # draws from the world: forbidden where only a question may be asked
 
 
 def _items(coll):
@@ -65,7 +65,7 @@ def _random_int(world, lo, hi):
         if not lo <= n <= hi:
             raise ScriptFault(f"forced random number {n} is outside random_int({lo}, {hi})")
         return n
-    return world.rng.randint(lo, hi)
+    return world.random_int(lo, hi)
 
 
 def _take(world, coll, n):

@@ -110,6 +110,7 @@ class World:
     def __init__(self, program, seed: int, options: dict, n_players: int):
         self.program = program
         self.rng = random.Random(seed)
+        self._bits = self.rng.getrandbits
         self.options = options
         self.players = [Player(i, [v for _, v in program.player_vars]) for i in range(n_players)]
         self.players_tuple = tuple(self.players)
@@ -163,8 +164,21 @@ class World:
                 t.zone.items.remove(t)
                 t.zone = None
 
+    # ---------------------------------------------------------------- random draws
+    # Every draw of a match is below(n): the draw Python's Random makes for randrange(n)
+    # (a k-bit number, drawn again until it is below n), written out so that a roll or a
+    # shuffle step costs one call, and the stream is the Mersenne Twister's bits alone.
+    def below(self, n: int) -> int:
+        """A whole number from 0 to n - 1 (n > 0)."""
+        k = n.bit_length()
+        r = self._bits(k)
+        while r >= n:
+            r = self._bits(k)
+        return r
+
     def roll(self, what) -> None:
-        things = what if isinstance(what, (tuple, list)) else (what,)
+        things = what if type(what) is tuple or type(what) is list else (what,)
+        bits = self._bits
         for t in things:
             faces = self.dice.get(t.entry)
             if faces is None:
@@ -175,7 +189,12 @@ class World:
                     raise ScriptFault(f"forced roll '{face}' is not a face of '{t.entry}' ({', '.join(faces)})")
                 t.face = face
             else:
-                t.face = self.rng.choice(faces)  # the draw randrange(len(faces)) makes, one call less
+                n = len(faces)  # below(n), in place: dice are rolled all match long
+                k = n.bit_length()
+                r = bits(k)
+                while r >= n:
+                    r = bits(k)
+                t.face = faces[r]
 
     def set_face(self, thing: Thing, face: str) -> None:
         faces = self.dice.get(thing.entry)
@@ -186,13 +205,20 @@ class World:
         thing.face = face
 
     def shuffle(self, zone: Zone) -> None:
-        self.rng.shuffle(zone.items)
+        items = zone.items
+        for i in range(len(items) - 1, 0, -1):  # Fisher-Yates, as Random.shuffle
+            j = self.below(i + 1)
+            items[i], items[j] = items[j], items[i]
 
     def random_from(self, coll):
         items = coll.items if isinstance(coll, Zone) else coll
         if not items:
             return None
-        return items[self.rng.randrange(len(items))]
+        return items[self.below(len(items))]
+
+    def random_int(self, lo: int, hi: int) -> int:
+        """A whole number from lo to hi, both included (lo <= hi)."""
+        return lo + self.below(hi - lo + 1)
 
     def faces_of(self, thing: Thing) -> tuple:
         return self.dice.get(thing.entry, ())

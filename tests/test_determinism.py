@@ -123,3 +123,29 @@ def test_optimisations_never_change_a_match(monkeypatch, optimisation):
     else:
         monkeypatch.setattr(peephole, "MIN_SWITCH", 10**9)
     assert logs() == optimised
+
+
+def test_the_worlds_draws_are_randoms_own():
+    """World.below is Random.randrange(n) written out (rolls, shuffles, random_from and
+    random_int all draw through it): the same seed gives the same numbers, so logs made
+    before it was written out still replay."""
+    import random
+
+    from runebook.compiler.pack import load_program
+    from runebook.runtime.world import World, Zone
+
+    program = load_program("dungeon_roll")
+    world, reference = World(program, 7, {}, 1), random.Random(7)
+    for n in [1, 2, 3, 5, 6, 7, 8, 64, 1000, 2**40 + 3] * 30:
+        assert world.below(n) == reference.randrange(n)
+    assert [world.random_int(-3, 4) for _ in range(50)] == [reference.randint(-3, 4) for _ in range(50)]
+    zone, items = Zone("deck", None), list(range(40))
+    zone.items = list(items)
+    world.shuffle(zone)
+    reference.shuffle(items)
+    assert zone.items == items
+    die = world.create("party_die", zone)
+    faces = program.dice["party_die"]
+    for _ in range(30):
+        world.roll(die)
+        assert die.face == faces[reference.randrange(len(faces))]
