@@ -187,8 +187,7 @@ def test_nested_events_and_when_filters(events):
 def test_a_guard_sees_a_variable_changed_earlier_in_its_chain(engine):
     """Handlers guarded by `plays(event.who, ROLE)` form one chain of guards on the role:
     the mage's handler makes the player a thief, so the thief's guard, later in the same
-    chain, must see it (the fast path reads the role once per chain only where nothing
-    between two guards can change it)."""
+    chain, must see it."""
     prog = program("switches")
     match = Match(prog, [FirstAgent()], 1, resolve_options(prog, {}), 1, record=True, engine=engine)
     match.run()
