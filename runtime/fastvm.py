@@ -78,6 +78,7 @@ class FastModule:
         self.line_pcs = {self.filename: line_pcs}  # generated line -> (function, pc), per compiled chunk
         self.code = code
         self._ctx = None
+        self._added: dict = {}  # compiled functions added after the pack's own (card-test steps)
         exec(code, self.globals)  # noqa: S102 - made by runtime/pysource.py: no content text but repr()s
         g = self.globals
         self.callables = [g[f"f{i}"] for i in range(len(program.functions))]
@@ -103,17 +104,22 @@ class FastModule:
                 return self.callables[index]
         except IndexError:
             pass
-        # A card test appends its steps to a copy of the program: translate just that one. It
-        # runs once, so it gets the layout that is quickest to make (a dispatch loop).
+        # A card test appends its steps to a copy of the program: translate just that one.
+        # Many scenarios share steps (the same 'act' or 'expect' at the same place), so the
+        # compiled step is kept by what decides its Python source.
         from .pysource import _Context, translate
         if self._ctx is None:
             self._ctx = _Context(program, self.generators, self.track_depth)
         self._ctx.program = program
         self._ctx.classify(index)
-        source = translate(program, [index], self._ctx, force_dispatch=True)
-        filename = f"{self.filename} {len(self.line_pcs)}"
-        exec(compile(source.text, filename, "exec"), self.globals)  # noqa: S102
-        self.line_pcs[filename] = source.line_pcs
+        key = (index, fn.nparams, fn.nlocals, repr(fn.code), _source_breaks(fn), index in self.generators)
+        code = self._added.get(key)
+        if code is None:
+            source = translate(program, [index], self._ctx)
+            filename = f"{self.filename} {len(self.line_pcs)}"
+            code = self._added[key] = compile(source.text, filename, "exec")
+            self.line_pcs[filename] = source.line_pcs  # lines -> (index, pc): the same for every copy
+        exec(code, self.globals)  # noqa: S102
         while len(self.sources) <= index:
             self.sources.append(None)
             self.callables.append(None)
@@ -133,6 +139,14 @@ class FastModule:
             return None
         index, pc = found
         return functions[index].source_at(max(pc, 0))
+
+
+def _source_breaks(fn) -> tuple:
+    """Where the source line (or inlined function) changes: the translator never puts two
+    source lines on one generated line, so this shapes the source, not the lines' numbers
+    (errors find those through the function of the program at hand)."""
+    keys = [fn.source_at(pc) for pc in range(len(fn.code))]
+    return tuple(pc for pc in range(1, len(keys)) if keys[pc] != keys[pc - 1])
 
 
 def fast_module(program) -> FastModule:

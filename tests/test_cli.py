@@ -421,6 +421,33 @@ def test_card_tests_are_the_same_on_both_engines(tiny):
     assert data["scenarios"][1]["failures"] == ["expected: p1.total == 5"]
 
 
+def test_a_step_shared_by_scenarios_reports_each_ones_line(tiny):
+    """The fast path compiles a step shared by several scenarios once; a failure in it
+    still names the line of the scenario that ran it, as the interpreter does."""
+    (tiny / "cards.yaml").write_text(textwrap.dedent("""\
+        scenarios:
+          - name: first
+            rule: "the same step twice"
+            do: |
+              let zero = 0
+              p1.total = 1 / zero rounded down
+            expect:
+              - p1.total == 0
+          - name: second
+            rule: "the same step twice"
+            do: |
+              let zero = 0
+              p1.total = 1 / zero rounded down
+            expect:
+              - p1.total == 0
+        """))
+    for engine in ("fast", "interp"):
+        report = json.loads(run("test", tiny / "cards.yaml", "--format", "json", "--engine", engine).stdout)
+        assert [s["failures"] for s in report["scenarios"]] == [
+            ["script error: division by zero (in card test do, tiny/cards.yaml:6)"],
+            ["script error: division by zero (in card test do, tiny/cards.yaml:13)"]], engine
+
+
 def test_replay_works_on_the_other_engine(match_log, tmp_path):
     result = run("replay", match_log, "--engine", "interp")  # match_log was played on the default, fast
     assert result.exit_code == 0, result.output
