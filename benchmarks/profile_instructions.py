@@ -31,7 +31,7 @@ def main() -> None:
     options = resolve_options(program, {})
     for by in ("function", "op"):
         counts: collections.Counter = collections.Counter()
-        play_games(program, args.agent, options, args.games, 1, counting_vm_class(counts, by))
+        play_games(program, args.agent, options, args.games, 1, vm_class=counting_vm_class(counts, by))
         total = sum(counts.values())
         print(f"\n{'script' if by == 'function' else 'opcode':<32} instructions/game   share")
         for key, n in counts.most_common(args.top):
