@@ -288,24 +288,18 @@ def _entries(w, kind):
     w.push(_const(values) if values is not None else f"_KIND[{_const(kind)}]", CONST if values is not None else EXPR)
 
 
-def _items_of(item) -> str:
-    """The things of a list-or-zone stack item: a zone's item list, or the list itself."""
+def _items_of(item, snapshot: bool = False) -> str:
+    """The things of a list-or-zone stack item: a zone's items, or the list itself.
+
+    With snapshot, a zone's items are copied, so later moves cannot change them.
+    """
     text, kind, ref = item
+    zone_items = "_tuple({}.items)" if snapshot else "{}.items"
     if ref == ZONE_VALUE:
-        return f"{text}.items"
+        return zone_items.format(text)
     if kind == CONST or ref == NOT_ZONE:
         return text
-    return f"(_t.items if _type(_t := {text}) is _Zone else _t)"
-
-
-def _snapshot_of(item) -> str:
-    """A list-or-zone as a list that later moves cannot change: a zone's items are copied."""
-    text, kind, ref = item
-    if ref == ZONE_VALUE:
-        return f"_tuple({text}.items)"
-    if kind == CONST or ref == NOT_ZONE:
-        return text
-    return f"(_tuple(_t.items) if _type(_t := {text}) is _Zone else _t)"
+    return f"({zone_items.format('_t')} if _type(_t := {text}) is _Zone else _t)"
 
 
 def _in(w, arg):
@@ -315,7 +309,7 @@ def _in(w, arg):
 
 
 def _to_list(w, arg):
-    w.push(_snapshot_of(w.pop_item()))
+    w.push(_items_of(w.pop_item(), snapshot=True))
 
 
 def _build_list(w, n):
@@ -385,7 +379,7 @@ def _as_entry(w, kind):
 
 def _iter_start(w, arg):
     items, index = arg
-    value = _snapshot_of(w.pop_item())
+    value = _items_of(w.pop_item(), snapshot=True)
     w.flush_local(items)
     w.flush_local(index)
     w.stmt(f"l{items} = {value}", f"l{index} = 0")
