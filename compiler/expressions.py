@@ -19,6 +19,7 @@ from .types import elem, is_event, is_list, list_of
 THING_ATTRS = {"face": ("str", O.THING_FACE), "entry": ("str", O.THING_ENTRY),
                "owner": ("player", O.THING_OWNER), "zone": ("zone", O.THING_ZONE)}
 ARITH = {"+": O.ADD, "-": O.SUB, "*": O.MUL, "%": O.MOD}
+COMPARE = {"==": O.EQ, "!=": O.NE, "<": O.LT, "<=": O.LE, ">": O.GT, ">=": O.GE}
 
 
 def _int_literal(e) -> bool:
@@ -28,7 +29,6 @@ def _int_literal(e) -> bool:
     if isinstance(e, A.Unary):
         return e.op == "-" and _int_literal(e.operand)
     return isinstance(e, A.Binary) and e.op in ARITH and _int_literal(e.left) and _int_literal(e.right)
-COMPARE = {"==": O.EQ, "!=": O.NE, "<": O.LT, "<=": O.LE, ">": O.GT, ">=": O.GE}
 
 # What each context forbids: ratings and requirements must be pure questions.
 PURE_FORBIDDEN = (A.Choose, A.Act, A.Create, A.Emit, A.RandomFrom)

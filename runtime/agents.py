@@ -80,9 +80,11 @@ class PolicyAgent(Agent):
         self.name = f"policy:{policy}"
         self.ratings = program.policies[policy]
         # Ratings that are constants are read, not run: the same answer, no engine call.
-        rating_fns = [*self.ratings["action"].values(), *self.ratings["choice"].values()]
-        self.constants = {fn: value for fn in rating_fns
-                          for is_constant, value in [program.functions[fn].constant_result()] if is_constant}
+        self.constants = {}
+        for fn in (*self.ratings["action"].values(), *self.ratings["choice"].values()):
+            is_constant, value = program.functions[fn].constant_result()
+            if is_constant:
+                self.constants[fn] = value
 
     def choose(self, decision, view) -> int:
         best, best_score = 0, None

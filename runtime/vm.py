@@ -3,9 +3,9 @@
 Script calls push a Frame and never recurse in Python, so a script can stop
 at a decision (DECIDE, DECIDE_ACTION) and be resumed later with the answer:
 run() returns a Decision, resume(answer) continues. Every run is bounded by a
-step budget spent at backward jumps and calls (every loop turns back through
-a backward JUMP); running out is a
-ScriptError naming the script and its source line, never a hang.
+step budget spent at backward jumps (every turn of a loop passes one) and
+calls; running out is a ScriptError naming the script and its source line,
+never a hang.
 
 Dispatch is an if/elif chain over small integers. The opcode table numbers
 opcodes by how often they run in real matches (measured on the built-in packs, see

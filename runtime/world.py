@@ -167,7 +167,8 @@ class World:
     # ---------------------------------------------------------------- random draws
     # Every draw of a match is below(n): the draw Python's Random makes for randrange(n)
     # (a k-bit number, drawn again until it is below n), written out so that a roll or a
-    # shuffle step costs one call, and the stream is the Mersenne Twister's bits alone.
+    # shuffle step costs one call, and the stream is the Mersenne Twister's bits alone
+    # (tests/test_determinism.py checks it gives Random's own numbers).
     def below(self, n: int) -> int:
         """A whole number from 0 to n - 1 (n > 0)."""
         k = n.bit_length()
@@ -178,7 +179,6 @@ class World:
 
     def roll(self, what) -> None:
         things = what if type(what) is tuple or type(what) is list else (what,)
-        bits = self._bits
         for t in things:
             faces = self.dice.get(t.entry)
             if faces is None:
@@ -189,12 +189,7 @@ class World:
                     raise ScriptFault(f"forced roll '{face}' is not a face of '{t.entry}' ({', '.join(faces)})")
                 t.face = face
             else:
-                n = len(faces)  # below(n), in place: dice are rolled all match long
-                k = n.bit_length()
-                r = bits(k)
-                while r >= n:
-                    r = bits(k)
-                t.face = faces[r]
+                t.face = faces[self.below(len(faces))]
 
     def set_face(self, thing: Thing, face: str) -> None:
         faces = self.dice.get(thing.entry)
