@@ -74,11 +74,15 @@ class Match:
         vm.start(program.entry_points["play"])
         decision = vm.run()
         agents = self.agents
+        # A view masks others' private zones once per decision; without private zones it
+        # holds nothing that changes, so each seat keeps one.
+        views = [SeatView(vm, world, seat) for seat in range(self.n_players)]
         while decision is not None:
             if world.narration:
                 self._flush_narration()
             seat = decision.player.seat
-            index = agents[seat].choose(decision, SeatView(vm, world, seat))
+            view = SeatView(vm, world, seat) if world.has_private else views[seat]
+            index = agents[seat].choose(decision, view)
             self.decisions += 1
             if self.record:
                 labels = decision.labels(world)
