@@ -79,12 +79,7 @@ class PolicyAgent(Agent):
                              f"({hint or 'policies: ' + known})")
         self.name = f"policy:{policy}"
         self.ratings = program.policies[policy]
-        # Ratings that are constants are read, not run: the same answer, no engine call.
-        self.constants = {}
-        for fn in (*self.ratings["action"].values(), *self.ratings["choice"].values()):
-            is_constant, value = program.functions[fn].constant_result()
-            if is_constant:
-                self.constants[fn] = value
+        self.constants = _constant_ratings(program, policy)
 
     def choose(self, decision, view) -> int:
         best, best_score = 0, None
@@ -110,6 +105,22 @@ class PolicyAgent(Agent):
                 if best_score is None or score > best_score:
                     best, best_score = i, score
         return best
+
+
+def _constant_ratings(program, policy: str) -> dict:
+    """{rating function: its value} for the policy's ratings that are constants: they are
+    read, not run (the same answer, no engine call). Found once per program."""
+    key = f"constant ratings of {policy}"
+    constants = program.runtime_cache.get(key)
+    if constants is None:
+        ratings = program.policies[policy]
+        constants = {}
+        for fn in (*ratings["action"].values(), *ratings["choice"].values()):
+            is_constant, value = program.functions[fn].constant_result()
+            if is_constant:
+                constants[fn] = value
+        program.runtime_cache[key] = constants
+    return constants
 
 
 def make_agent(spec: str, program, seed, seat: int, extra: dict | None = None) -> Agent:
