@@ -11,6 +11,8 @@ from typer.testing import CliRunner
 
 from runebook.cli.main import app, main
 
+from packmaker import write_pack  # tests/packmaker.py
+
 runner = CliRunner()
 
 
@@ -22,15 +24,6 @@ def private_cache(tmp_path_factory, monkeypatch):
 
 def run(*args, input=None):
     return runner.invoke(app, [str(a) for a in args], input=input)
-
-
-def write_pack(folder, sources: dict, players="{min: 1, max: 2}"):
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / "pack.yaml").write_text(
-        f"name: {folder.name}\ntitle: {folder.name.title()}\nversion: '1'\nplayers: {players}\n")
-    for name, text in sources.items():
-        (folder / name).write_text(textwrap.dedent(text))
-    return folder
 
 
 # A pack whose play() divides by zero: a script error, not a crash.

@@ -45,6 +45,8 @@ from runebook.runtime.visibility import SeatView
 from runebook.runtime.vm import DEFAULT_BUDGET, VM, ScriptError
 from runebook.runtime.world import Event, Player, Thing, World, Zone
 
+from packmaker import write_pack  # tests/packmaker.py
+
 ROOT = Path(__file__).resolve().parent.parent
 TEST_PACKS = ROOT / "tests" / "packs"
 ENGINES = ("interp", "fast", "dispatch")   # dispatch: the fast path with every function a dispatch loop
@@ -350,7 +352,7 @@ def test_errors_are_identical(case, options, budget):
 def test_errors_in_ratings_and_scores_are_identical(tmp_path):
     """vm.call (scores, titles, policy ratings) fails as the interpreter does: an error in a
     rating asked mid-decision, a budget overrun in a title, a none in a score."""
-    (tmp_path / "pack.yaml").write_text('name: calls\ntitle: Calls\nversion: "1"\nplayers: {min: 1, max: 2}\n')
+    write_pack(tmp_path, {}, name="calls")
     (tmp_path / "calls.rune").write_text("\n".join([
         "symbols a, b, c, rating, title_loop, score_none, fine",
         "option fault: one of [rating, title_loop, score_none, fine] = fine",
@@ -1081,14 +1083,13 @@ def programs(draw) -> str:
     return ProgramGen(draw).program()
 
 
-GENERATED_MANIFEST = 'name: generated\ntitle: "Generated"\nversion: "1"\nplayers: {min: 1, max: 2}\n'
 _GENERATED: list = []   # one row per generated program run (see the coverage test below)
 
 
 def compile_generated(text: str):
     with tempfile.TemporaryDirectory() as folder:
-        (Path(folder) / "pack.yaml").write_text(GENERATED_MANIFEST)
-        (Path(folder) / "gen.rune").write_text(text)
+        write_pack(Path(folder), {}, name="generated")
+        (Path(folder) / "gen.rune").write_text(text)  # as generated: not dedented
         prog, diags, _ = compile_pack(folder)
     errors = [str(d) for d in diags if d.severity == "error"]
     assert prog is not None and not errors, "the generator wrote an ill-typed program:\n" + "\n".join(errors)
@@ -1256,8 +1257,7 @@ PLAIN_NAMES = {key: f"name_{i}" for i, key in enumerate(HOSTILE_NAMES)}
 
 def _write_pack(folder: Path, names: dict):
     from string import Template
-    folder.mkdir()
-    (folder / "pack.yaml").write_text('name: hostile\ntitle: Hostile\nversion: "1"\nplayers: {min: 1, max: 2}\n')
+    write_pack(folder, {}, name="hostile")
     (folder / "main.rune").write_text(Template(HOSTILE).substitute(names))
     return program(str(folder))
 
@@ -1359,8 +1359,7 @@ def test_python_stack_depth_does_not_change_a_match(tmp_path, case):
     """
     import sys
     if case == "nested_value_deep_in_calls":
-        (tmp_path / "pack.yaml").write_text('name: deep\ntitle: Deep\nversion: "1"\nplayers: {min: 1, max: 1}\n')
-        (tmp_path / "deep.rune").write_text(DEEP)
+        write_pack(tmp_path, {"deep.rune": DEEP}, players="{min: 1, max: 1}", name="deep")
         prog = program(str(tmp_path))
 
         def fine(width: int) -> bool:

@@ -18,6 +18,8 @@ from runebook.runtime.options import resolve_options
 from runebook.runtime.vm import VM, Decision, ScriptError
 from runebook.runtime.world import World
 
+from packmaker import write_pack  # tests/packmaker.py
+
 PACKS = Path(__file__).resolve().parent / "packs"
 _compiled: dict = {}
 
@@ -382,7 +384,7 @@ def test_a_handler_sees_a_field_changed_by_an_earlier_handler(tmp_path):
     handler changes must be read fresh by the next handler's 'when'."""
     from runebook.compiler.pack import compile_pack
 
-    (tmp_path / "pack.yaml").write_text('name: t\ntitle: T\nversion: "1"\nplayers: {min: 2, max: 2}\n')
+    write_pack(tmp_path, {}, players="{min: 2, max: 2}", name="t")
     (tmp_path / "main.rune").write_text("\n".join([
         "var hits: int per player = 0",
         "event hit(who: player, by: player)",
