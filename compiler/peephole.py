@@ -75,7 +75,19 @@ def optimise(code: list, *columns: list) -> tuple:
         if len(new_code) == len(code):
             break
         code, columns = new_code, new_columns
-    return (_switch_chains(code), *columns)
+    code = _switch_chains(code)
+    unspent = turns_back_unspent(code)
+    if unspent:  # a compiler bug, not a content error: a loop could turn without spending
+        raise RuntimeError(f"internal error: conditional jumps go backward at {unspent}")
+    return (code, *columns)
+
+
+def turns_back_unspent(code: list) -> list:
+    """Where a conditional jump goes backward. The step budget is spent by backward
+    JUMPs (and calls) only, so there must be none: every loop turn, a `continue` or a
+    `where` filter too, passes the loop's back-edge JUMP (codegen's _back_edge)."""
+    return [pc for pc, (op, arg) in enumerate(code)
+            if op in _TARGET and op != O.JUMP and op not in _LOOPS and _target(op, arg) <= pc]
 
 
 MIN_SWITCH = 3
