@@ -417,23 +417,17 @@ def test_card_tests_are_the_same_on_both_engines(tiny):
 def test_a_step_shared_by_scenarios_reports_each_ones_line(tiny):
     """The fast path compiles a step shared by several scenarios once; a failure in it
     still names the line of the scenario that ran it, as the interpreter does."""
-    (tiny / "cards.yaml").write_text(textwrap.dedent("""\
-        scenarios:
-          - name: first
+    scenario = textwrap.dedent("""\
+          - name: {name}
             rule: "the same step twice"
             do: |
               let zero = 0
               p1.total = 1 / zero rounded down
             expect:
               - p1.total == 0
-          - name: second
-            rule: "the same step twice"
-            do: |
-              let zero = 0
-              p1.total = 1 / zero rounded down
-            expect:
-              - p1.total == 0
-        """))
+        """)
+    (tiny / "cards.yaml").write_text("scenarios:\n" + "".join(
+        textwrap.indent(scenario.format(name=name), "  ") for name in ("first", "second")))
     for engine in ("fast", "interp"):
         report = json.loads(run("test", tiny / "cards.yaml", "--format", "json", "--engine", engine).stdout)
         assert [s["failures"] for s in report["scenarios"]] == [
