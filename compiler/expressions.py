@@ -187,7 +187,17 @@ class Expressions:
             t = joined
         return list_of(t)
 
+    def cached_field(self, e):
+        """(slot, type) of `event.FIELD` read once at an emit site for its run of guards, or None."""
+        if isinstance(e, A.Field) and isinstance(e.obj, A.Name):
+            return self.field_cache.get((e.obj.name, e.name))
+        return None
+
     def e_Field(self, e: A.Field):
+        cached = self.cached_field(e)
+        if cached is not None:
+            self.emit(O.LOAD_LOCAL, cached[0])
+            return cached[1]
         t = self.expr(e.obj)
         name = e.name
         syms = self.syms

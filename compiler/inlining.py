@@ -153,9 +153,9 @@ class Inlining:
             local = self.lookup_local(a.name) if isinstance(a, A.Name) else None
             if local is not None:
                 return local[1], local[0]
-            if isinstance(a, A.Field) and isinstance(a.obj, A.Name) and (a.obj.name, a.name) in self.field_cache:
-                slot, t = self.field_cache[(a.obj.name, a.name)]  # read once for a run of guards
-                return t, slot
+            cached = self.cached_field(a)  # read once for a run of guards
+            if cached is not None:
+                return cached[1], cached[0]
         return self.expr(a), None
 
     def _const_type(self, a) -> str:
