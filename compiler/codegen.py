@@ -267,15 +267,8 @@ class FunctionCompiler(Expressions, Inlining):
         slot = self.declare(var, var_type, span)
         header_line = self.line
         top = self.here()
-        step = self.emit(O.FOR_ITER, None)
-        loop = _Loop()
-        self.loops.append(loop)
-        body_fn()
-        self.loops.pop()
-        self._back_edge(loop, top, header_line)
-        self.code[step] = (O.FOR_ITER, (items, index, slot, self.here()))
-        for at in loop.breaks:
-            self.patch(at)
+        step = self.emit(O.FOR_ITER, (items, index, slot, None))  # its exit is patched in last
+        self._loop_body(body_fn, top, header_line, [step])
         self.scopes.pop()
 
     def s_For(self, s: A.For):
@@ -309,36 +302,31 @@ class FunctionCompiler(Expressions, Inlining):
         self.emit(O.CONST, 1)
         self.emit(O.SUB)
         self.emit(O.STORE_LOCAL, counter)
-        self._loop_body(s.body, top, header_line, [done])
+        self._loop_body(lambda: self.block(s.body), top, header_line, [done])
 
     def s_While(self, s: A.While):
         header_line = self.line
         top = self.here()
         done = self.branch_false(s.cond, "a condition")
-        self._loop_body(s.body, top, header_line, done)
+        self._loop_body(lambda: self.block(s.body), top, header_line, done)
 
-    def _loop_body(self, body: list, top: int, header_line: int, exits: list):
-        """Body, back-edge to top, then patch the loop's exits, breaks and continues."""
+    def _loop_body(self, body_fn, top: int, header_line: int, exits: list):
+        """Body, back-edge to top, then patch the loop's exits, breaks and continues.
+
+        The back-edge is the loop's one way back to its top: a JUMP, which spends a
+        step of the budget. Continues (and `where`/`require` filters) jump forward to
+        it rather than to the top, so every turn of every loop passes a backward JUMP:
+        the budget needs no other step (a conditional jump never goes backward).
+        """
         loop = _Loop()
         self.loops.append(loop)
-        self.block(body)
+        body_fn()
         self.loops.pop()
-        self._back_edge(loop, top, header_line)
-        self.patch_all(exits)
-        for at in loop.breaks:
-            self.patch(at)
-
-    def _back_edge(self, loop, top: int, header_line: int):
-        """The loop's one way back to its top: a JUMP, which spends a step of the budget.
-
-        Continues (and `where`/`require` filters) jump forward to it rather than to the
-        top, so every turn of every loop passes a backward JUMP: the budget needs no
-        other step (a conditional jump never goes backward).
-        """
-        for at in loop.continues:
-            self.patch(at)
+        self.patch_all(loop.continues)
         self.line = header_line  # the back-edge (where the budget is spent) belongs to the loop's line
         self.emit(O.JUMP, top)
+        self.patch_all(exits)
+        self.patch_all(loop.breaks)
 
     def s_Break(self, s):
         if not self.loops:
@@ -398,8 +386,7 @@ class FunctionCompiler(Expressions, Inlining):
         # text's holes must be pure: skipping them may not change the game.
         # The checker forbids effects in the holes themselves, but a called fn may still
         # assign, roll or draw: then the text is built even in quiet matches (purity.py).
-        skip = self.emit(O.SKIP_IF_QUIET, None) if reads_only(self.syms, s.text) and \
-            (s.to is None or reads_only(self.syms, s.to)) else None
+        skip = self.emit(O.SKIP_IF_QUIET, None) if reads_only(self.syms, [s.text, s.to]) else None
         saved, self.pure = self.pure, True
         if s.to is not None:
             self.expect(self.expr(s.to), "player", s.to.span, "who may read the line")

@@ -6,6 +6,7 @@ expression's type and appends the code that computes it.
 from __future__ import annotations
 
 import dataclasses
+import operator
 
 
 from runebook.dsl import ast as A
@@ -19,6 +20,7 @@ from .types import elem, is_event, is_list, list_of
 THING_ATTRS = {"face": ("str", O.THING_FACE), "entry": ("str", O.THING_ENTRY),
                "owner": ("player", O.THING_OWNER), "zone": ("zone", O.THING_ZONE)}
 ARITH = {"+": O.ADD, "-": O.SUB, "*": O.MUL, "%": O.MOD}
+FOLD = {"+": operator.add, "-": operator.sub, "*": operator.mul, "%": operator.mod}  # as ADD, SUB, ... compute
 COMPARE = {"==": O.EQ, "!=": O.NE, "<": O.LT, "<=": O.LE, ">": O.GT, ">=": O.GE}
 
 
@@ -428,7 +430,7 @@ class Expressions:
         (op_a, a), (op_b, b) = self.code[-2:]
         if op_a != O.CONST or op_b != O.CONST or (op == "%" and b == 0):
             return False  # a side was not folded (x % 0 fails when it runs, as written)
-        value = a + b if op == "+" else a - b if op == "-" else a * b if op == "*" else a % b
+        value = FOLD[op](a, b)
         for column in (self.code, self.lines, self.origins):
             del column[-2:]
         self.emit(O.CONST, value)

@@ -85,9 +85,10 @@ def optimise(code: list, *columns: list) -> tuple:
 def turns_back_unspent(code: list) -> list:
     """Where a conditional jump goes backward. The step budget is spent by backward
     JUMPs (and calls) only, so there must be none: every loop turn, a `continue` or a
-    `where` filter too, passes the loop's back-edge JUMP (codegen's _back_edge)."""
+    `where` filter too, passes the loop's back-edge JUMP (codegen's _loop_body).
+    (A SWITCH_VAR only ever jumps forward: to a later guard of its chain, or past it.)"""
     return [pc for pc, (op, arg) in enumerate(code)
-            if op in _TARGET and op != O.JUMP and op not in _LOOPS and _target(op, arg) <= pc]
+            if op in _TARGET and op != O.JUMP and _target(op, arg) <= pc]
 
 
 MIN_SWITCH = 3
@@ -103,13 +104,12 @@ def _switch_chains(code: list) -> list:
     its own block, or leaves the chain) in one dictionary lookup.
     """
     code = list(code)
-    done = set()
-    for start, (op, arg) in enumerate(code):
-        if op != O.JUMP_IF_VAR_NE or start in done:
+    for start, (op, arg) in enumerate(code):  # a guard already made a switch is no JUMP_IF_VAR_NE
+        if op != O.JUMP_IF_VAR_NE:
             continue
         chain, at = [], start
         while at < len(code) and code[at][0] == O.JUMP_IF_VAR_NE and code[at][1][:2] == arg[:2] \
-                and at not in done and (not chain or at > chain[-1]):
+                and (not chain or at > chain[-1]):
             chain.append(at)
             at = code[at][1][3]
         if len(chain) < MIN_SWITCH:
@@ -121,7 +121,6 @@ def _switch_chains(code: list) -> list:
                 table[code[later][1][2]] = later
             slot, var = code[block][1][:2]
             code[block] = (O.SWITCH_VAR, (slot, var, table, end))
-            done.add(block)
     return code
 
 
