@@ -5,7 +5,6 @@ expression's type and appends the code that computes it.
 """
 from __future__ import annotations
 
-import dataclasses
 import operator
 
 
@@ -44,18 +43,6 @@ def a_type(t: str) -> str:
 
 
 _NOT_CONST = object()
-
-
-def _walk(node):
-    """Every AST node under node (lists included), depth first."""
-    stack = [node]
-    while stack:
-        n = stack.pop()
-        if isinstance(n, (list, tuple)):
-            stack.extend(n)
-        elif dataclasses.is_dataclass(n):
-            yield n
-            stack.extend(getattr(n, f.name) for f in dataclasses.fields(n) if f.name != "span")
 
 
 class Expressions:
@@ -591,7 +578,7 @@ class Expressions:
         """
         read, assigned = [], set()
         for h in handlers:
-            nodes = list(_walk(h.decl.body))
+            nodes = list(A.walk(h.decl.body))
             bare = sum(1 for n in nodes if isinstance(n, A.Name) and n.name == "event")
             as_field = sum(1 for n in nodes if isinstance(n, A.Field) and isinstance(n.obj, A.Name)
                            and n.obj.name == "event")
@@ -601,7 +588,7 @@ class Expressions:
                 if isinstance(node, A.Assign) and isinstance(node.target, A.Field) \
                         and isinstance(node.target.obj, A.Name) and node.target.obj.name == "event":
                     assigned.add(node.target.name)
-            for node in _walk(h.decl.when):
+            for node in A.walk(h.decl.when):
                 if isinstance(node, A.Field) and isinstance(node.obj, A.Name) and node.obj.name == "event" \
                         and node.name in params and node.name not in read:
                     read.append(node.name)

@@ -9,7 +9,6 @@ they fail.
 """
 from __future__ import annotations
 
-import dataclasses
 from typing import Optional
 
 from runebook.dsl import ast as A
@@ -21,24 +20,7 @@ from .purity import fn_reads_only
 
 def names_in(node) -> set:
     """Every bare name an expression mentions (for placing 'require' tests)."""
-    found = set()
-
-    def walk(n):
-        if isinstance(n, A.Name):
-            found.add(n.name)
-        elif isinstance(n, list):
-            for x in n:
-                walk(x)
-        elif isinstance(n, tuple):
-            for x in n:
-                walk(x)
-        elif dataclasses.is_dataclass(n):
-            for f in dataclasses.fields(n):
-                if f.name != "span":
-                    walk(getattr(n, f.name))
-
-    walk(node)
-    return found
+    return {n.name for n in A.walk(node) if isinstance(n, A.Name)}
 
 
 def _return_chain(body: list):

@@ -10,8 +10,6 @@ doubt, it answers False and the narration is always built.
 """
 from __future__ import annotations
 
-import dataclasses
-
 from runebook.dsl import ast as A
 from runebook.runtime.builtins import RANDOM as RANDOM_BUILTINS  # builtins that draw from the match RNG
 
@@ -43,14 +41,7 @@ def _fn_reads_only(syms, name: str, cache: dict) -> bool:
 
 
 def _walk(syms, node, cache: dict) -> bool:
-    stack = [node]
-    while stack:
-        n = stack.pop()
-        if isinstance(n, (list, tuple)):
-            stack.extend(n)
-            continue
-        if not dataclasses.is_dataclass(n):
-            continue
+    for n in A.walk(node):
         if isinstance(n, _CHANGES):
             return False
         if isinstance(n, A.Assign):
@@ -62,7 +53,4 @@ def _walk(syms, node, cache: dict) -> bool:
                 return False
             if n.name in syms.functions and not _fn_reads_only(syms, n.name, cache):
                 return False
-        for f in dataclasses.fields(n):
-            if f.name != "span":
-                stack.append(getattr(n, f.name))
     return True

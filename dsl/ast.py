@@ -5,7 +5,7 @@ came from so every later stage can point at the source.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields, is_dataclass
 from typing import Optional, Union
 
 from .span import Span
@@ -433,3 +433,16 @@ Decl = Union[ZoneDecl, VarDecl, OptionDecl, DieDecl, KindDecl, EntryDecl, Symbol
 class Module:
     file: str
     decls: list = field(default_factory=list)
+
+
+def walk(node):
+    """Every AST node under `node` (lists and tuples of nodes included), itself first,
+    depth first; iterative, so deep expressions cannot exhaust Python's stack."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, (list, tuple)):
+            stack.extend(n)
+        elif is_dataclass(n):
+            yield n
+            stack.extend(getattr(n, f.name) for f in fields(n) if f.name != "span")
