@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import operator
 
-
 from runebook.dsl import ast as A
 from runebook.dsl.diagnostics import did_you_mean
 from runebook.dsl.span import Span

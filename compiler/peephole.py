@@ -26,19 +26,8 @@ _PAIRS = {
     (O.LOAD_LOCAL, O.EVENT_FIELD): lambda a, b: (O.LOCAL_EVENT_FIELD, (a, b)),
 }
 
-# Where each jumping opcode keeps its target: the operand itself, or a tuple slot.
-_TARGET = {O.JUMP: None, O.JUMP_IF_FALSE: None, O.JUMP_IF_TRUE: None, O.SKIP_IF_QUIET: None,
-           O.FOR_ITER: 3, O.JUMP_IF_NE_CONST: 1, O.JUMP_IF_EQ_CONST: 1, O.JUMP_IF_CANCELLED: 1,
-           O.JUMP_IF_VAR_NE: 3, O.FOR_ITER_LOAD: 3}
-
-
-def _target(op, arg):
-    slot = _TARGET[op]
-    return arg if slot is None else arg[slot]
-
-
 def _retarget(op, arg, new):
-    slot = _TARGET[op]
+    slot = O.JUMP_TARGET[op]
     if slot is None:
         return new
     return tuple(new if i == slot else v for i, v in enumerate(arg))
@@ -60,7 +49,7 @@ def _thread_jumps(code: list) -> list:
                 break
             t = nxt
         return t
-    return [(op, _retarget(op, arg, final(i, _target(op, arg)))) if op in _TARGET and op not in _LOOPS
+    return [(op, _retarget(op, arg, final(i, O.jump_target(op, arg)))) if op in O.JUMP_TARGET and op not in _LOOPS
             else (op, arg) for i, (op, arg) in enumerate(code)]
 
 
@@ -88,7 +77,7 @@ def turns_back_unspent(code: list) -> list:
     `where` filter too, passes the loop's back-edge JUMP (codegen's _loop_body).
     (A SWITCH_VAR only ever jumps forward: to a later guard of its chain, or past it.)"""
     return [pc for pc, (op, arg) in enumerate(code)
-            if op in _TARGET and op != O.JUMP and _target(op, arg) <= pc]
+            if op in O.JUMP_TARGET and op != O.JUMP and O.jump_target(op, arg) <= pc]
 
 
 MIN_SWITCH = 3
@@ -125,7 +114,7 @@ def _switch_chains(code: list) -> list:
 
 
 def _fuse_once(code: list, columns: tuple) -> tuple[list, tuple]:
-    targets = {_target(op, arg) for op, arg in code if op in _TARGET}
+    targets = {O.jump_target(op, arg) for op, arg in code if op in O.JUMP_TARGET}
     out, out_columns, where = [], tuple([] for _ in columns), [0] * (len(code) + 1)
     i = 0
     while i < len(code):
@@ -146,6 +135,6 @@ def _fuse_once(code: list, columns: tuple) -> tuple[list, tuple]:
             dst.append(src[i])
         i += 1
     where[len(code)] = len(out)
-    fixed = [(op, _retarget(op, arg, where[_target(op, arg)])) if op in _TARGET else (op, arg)
+    fixed = [(op, _retarget(op, arg, where[O.jump_target(op, arg)])) if op in O.JUMP_TARGET else (op, arg)
              for op, arg in out]
     return fixed, out_columns

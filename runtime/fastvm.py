@@ -41,13 +41,6 @@ def _ran_off():
 
 
 def _helpers(program) -> dict:
-    kinds = {k: tuple(v) for k, v in program.kinds.items()}
-
-    def as_entry(value, kind):
-        if value not in kinds.get(kind, ()) and value is not None:
-            not_an_entry(value, kind)
-        return value
-
     names = {
         "__builtins__": {},
         "_len": len, "_tuple": tuple, "_list": list, "_type": type, "_min": min, "_max": max,
@@ -55,7 +48,8 @@ def _helpers(program) -> dict:
         "_oos": _oos, "_deep": too_deep, "_no_player": no_player, "_ran_off": _ran_off,
         "_index": index_item, "_mod": remainder, "_div_up": divide_up, "_div_down": divide_down,
         "_owner": owner_of, "_text": World.text_of, "_check_nesting": check_nesting,
-        "_as_entry": as_entry, "_not_entry": not_an_entry, "_KIND": kinds, "_DICE": program.dice,
+        "_not_entry": not_an_entry, "_KIND": {k: tuple(v) for k, v in program.kinds.items()},
+        "_DICE": program.dice,
         "_ACT": (), "_W": None, "_M": None, "_Z": None, "_G": None, "_O": None, "_P": None, "_E": None,
         "_steps": 0,
     }

@@ -12,7 +12,8 @@ Adding an opcode: add its row where its measured frequency puts it (the row
 number is the code; benchmarks/profile_instructions.py gives the histogram),
 add its branch in runtime/vm.py under the range guard (< 8, < 16, < 32, rest)
 its code falls in, renumber the branches whose codes moved, add its translation
-to TRANSLATIONS in runtime/pysource.py (the fast path), and run
+to TRANSLATIONS in runtime/pysource.py (the fast path), say where it jumps in
+JUMP_TARGET below if it jumps, and run
 `python docs/gen_docs.py`. tests/test_opcodes.py fails until all agree.
 Compiled files carry TABLE_DIGEST (of this table and the builtin registry), so old
 compiled packs are refused, not misread.
@@ -130,6 +131,19 @@ BY_NAME: dict[str, OpInfo] = {op.name: op for op in OPS}
 
 # Module-level integer constants (CONST, LOAD_LOCAL, ...) for the emitter and VM.
 globals().update({op.name: op.code for op in OPS})
+
+# Where each jumping opcode keeps its target: the operand itself (None) or a tuple slot.
+# (SWITCH_VAR jumps through its table, RETURN leaves: both are told apart where it matters.)
+JUMP_TARGET: dict[int, Optional[int]] = {BY_NAME[name].code: slot for name, slot in (
+    ("JUMP", None), ("JUMP_IF_FALSE", None), ("JUMP_IF_TRUE", None), ("SKIP_IF_QUIET", None),
+    ("FOR_ITER", 3), ("FOR_ITER_LOAD", 3), ("JUMP_IF_NE_CONST", 1), ("JUMP_IF_EQ_CONST", 1),
+    ("JUMP_IF_CANCELLED", 1), ("JUMP_IF_VAR_NE", 3))}
+
+
+def jump_target(op: int, arg):
+    """The pc a jumping instruction (one of JUMP_TARGET) may go to."""
+    slot = JUMP_TARGET[op]
+    return arg if slot is None else arg[slot]
 
 # Compiled code stores opcode numbers and builtin numbers: a compiled file is only
 # valid for the opcode table and builtin registry it was made with, so its stamp

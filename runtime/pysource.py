@@ -38,9 +38,7 @@ ATTRIBUTES = frozenset({"vars", "face", "entry", "zone", "owner", "seat", "items
                         "cancelled", "append", "clear", "get", "move", "destroy", "roll",
                         "shuffle", "set_face", "create", "random_from", "narration", "quiet"})
 
-_BRANCHES = {O.JUMP, O.JUMP_IF_FALSE, O.JUMP_IF_TRUE, O.JUMP_IF_NE_CONST, O.JUMP_IF_EQ_CONST,
-             O.JUMP_IF_VAR_NE, O.JUMP_IF_CANCELLED, O.SKIP_IF_QUIET, O.FOR_ITER, O.FOR_ITER_LOAD,
-             O.SWITCH_VAR, O.RETURN}
+_BRANCHES = set(O.JUMP_TARGET) | {O.SWITCH_VAR, O.RETURN}
 
 STEP = "_steps -= 1\nif _steps < 0: _oos()"
 CLEAR_MEMO = "if _M: _M.clear()"
@@ -58,22 +56,15 @@ ZONE_VALUE, NOT_ZONE = "zone", "not a zone"
 def branch_targets(code: list, pc: int) -> list:
     """Where the instruction at pc may go next (empty for RETURN)."""
     op, arg = code[pc]
-    nxt = pc + 1
     if op == O.RETURN:
         return []
     if op == O.JUMP:
         return [arg]
-    if op in (O.JUMP_IF_FALSE, O.JUMP_IF_TRUE, O.SKIP_IF_QUIET):
-        return [nxt, arg]
-    if op in (O.JUMP_IF_NE_CONST, O.JUMP_IF_EQ_CONST, O.JUMP_IF_CANCELLED):
-        return [nxt, arg[1]]
-    if op == O.JUMP_IF_VAR_NE:
-        return [nxt, arg[3]]
-    if op in (O.FOR_ITER, O.FOR_ITER_LOAD):
-        return [nxt, arg[3]]
     if op == O.SWITCH_VAR:
-        return [nxt, switch_as_guard(arg, pc)[1]]
-    return [nxt]
+        return [pc + 1, switch_as_guard(arg, pc)[1]]
+    if op in O.JUMP_TARGET:
+        return [pc + 1, O.jump_target(op, arg)]
+    return [pc + 1]
 
 
 def switch_as_guard(arg, pc: int) -> tuple:
@@ -101,8 +92,7 @@ def _const(value) -> str:
 class _BlockWriter:
     """Translates one basic block, keeping the operand stack as Python expressions."""
 
-    def __init__(self, fn, ctx: "_Context", stack: list, joins: set):
-        self.fn = fn
+    def __init__(self, ctx: "_Context", stack: list, joins: set):
         self.ctx = ctx
         self.stack = stack
         self.joins = joins          # instructions where blocks join: the stack arrives in _s0, _s1, ...
@@ -369,12 +359,8 @@ def _call_builtin(w, arg):
 
 
 def _as_entry(w, kind):
-    value = w.pop()
-    entries = w.ctx.kinds.get(kind)
-    if entries is None:
-        w.push(f"_as_entry({value}, {_const(kind)})")
-    else:
-        w.push(f"(_t if (_t := {value}) in {_const(entries)} or _t is None else _not_entry(_t, {_const(kind)}))")
+    value, entries = w.pop(), w.ctx.kinds.get(kind, ())  # the interpreter's AS_ENTRY test, in place
+    w.push(f"(_t if (_t := {value}) in {_const(entries)} or _t is None else _not_entry(_t, {_const(kind)}))")
 
 
 def _iter_start(w, arg):
@@ -619,7 +605,7 @@ def _blocks(fn, ctx: _Context) -> list:
         if b in blocks:
             continue
         start, end = bounds[b]
-        w = _BlockWriter(fn, ctx, stack_in[b], joins)
+        w = _BlockWriter(ctx, stack_in[b], joins)
         w.pc = start
         for pc in range(start, end):
             key = fn.source_at(pc)
