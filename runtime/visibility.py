@@ -5,8 +5,8 @@ reads the labels of its own decision's options and calls the pack's scripts
 (a policy's ratings). While such a call runs, every private zone the seat does
 not own — another player's hand, a shared deck — holds HiddenThings: a script
 can count them (`len(hand of p)`) but reading what one is (`.entry`, `.face`,
-a variable) is a script error. The memo of read-only functions is cleared
-around the call, so nothing remembered from the full game leaks in or out.
+a variable) is a script error. The call has a memo of its own (kept for the
+decision), so nothing remembered from the full game leaks in or out.
 
 The game's own scripts see everything (they are the rules); what they tell a
 player alone is written with `log to p "..."`, and the match log marks such
@@ -19,14 +19,17 @@ from .world import HiddenThing, Thing, Zone
 
 class SeatView:
     """One seat's view for one decision: the game does not change while its agent
-    decides, so the masked zones are made once, at the first rating."""
-    __slots__ = ("seat", "_vm", "_world", "_masked", "call")
+    decides, so the masked zones are made once, at the first rating, and what the
+    ratings' read-only functions answered is remembered for the rest of the decision
+    in the view's own memo (the game's memo saw the unmasked zones)."""
+    __slots__ = ("seat", "_vm", "_world", "_masked", "_memo", "call")
 
     def __init__(self, vm, world, seat: int):
         self.seat = seat
         self._vm = vm
         self._world = world
         self._masked = None
+        self._memo: dict = {}
         # call(fn_index, args): run a pack function (a rating) seeing only what this seat
         # may see; without private zones that is the whole game, so the VM's own call.
         self.call = self._masked_call if world.has_private else vm.call
@@ -41,12 +44,13 @@ class SeatView:
         if self._masked is None:
             self._masked = [_masked(z, self.seat, world.hidden_copies) for z in saved]
         world.zones[:] = self._masked  # in place: both engines hold this list
-        vm.memo.clear()
+        game_memo, vm.memo = vm.memo, self._memo  # both engines read vm.memo when they run
         try:
             return vm.call(fn_index, args)
         finally:
             world.zones[:] = saved
-            vm.memo.clear()
+            vm.memo = game_memo
+            game_memo.clear()  # nothing from a masked run may be taken for the game's (tests pin it)
 
 
 def _masked(zone_or_seats, seat: int, copies: dict):
