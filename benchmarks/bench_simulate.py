@@ -25,7 +25,9 @@ def play_games(program, agent_spec, options, games, players, engine="fast", vm_c
     scores = []
     for seed in range(1, games + 1):
         agents = [make_agent(agent_spec, program, seed, seat) for seat in range(players)]
-        match = match_module.Match(program, agents, seed, options, players, engine=engine)
+        # a counting VM (vm_class) replaces the interpreter Match makes: no fast module is built for it
+        match = match_module.Match(program, agents, seed, options, players,
+                                   engine="interp" if vm_class is not None else engine)
         if vm_class is not None:
             match.vm = vm_class(program, match.world)
         scores.append(match.run().scores[0])

@@ -16,6 +16,8 @@ import collections
 import cProfile
 import pstats
 
+from bench_simulate import play_games
+
 
 def kind_of(name: str) -> str:
     word = name.split(" ", 1)[0]
@@ -31,18 +33,13 @@ def main() -> None:
     args = ap.parse_args()
 
     from runebook.compiler.pack import load_program
-    from runebook.runtime.agents import make_agent
-    from runebook.runtime.match import Match
     from runebook.runtime.options import resolve_options
 
     program = load_program(args.pack)
     options = resolve_options(program, {})
-    n = program.players["default"]
 
     def run():
-        for seed in range(1, args.games + 1):
-            agents = [make_agent(args.agent, program, seed, seat) for seat in range(n)]
-            Match(program, agents, seed, options, n).run()
+        play_games(program, args.agent, options, args.games, program.players["default"])
 
     run()  # warm: the module is built and cached before profiling
     profiler = cProfile.Profile()

@@ -76,12 +76,12 @@ class Match:
         agents = self.agents
         # A view masks others' private zones once per decision; without private zones it
         # holds nothing that changes, so each seat keeps one.
-        views = [SeatView(vm, world, seat) for seat in range(self.n_players)]
+        views = None if world.has_private else [SeatView(vm, world, seat) for seat in range(self.n_players)]
         while decision is not None:
             if world.narration:
                 self._flush_narration()
             seat = decision.player.seat
-            view = SeatView(vm, world, seat) if world.has_private else views[seat]
+            view = views[seat] if views else SeatView(vm, world, seat)
             index = agents[seat].choose(decision, view)
             self.decisions += 1
             if self.record:
