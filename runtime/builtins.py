@@ -60,11 +60,6 @@ def _faces(world, thing):
 def _random_int(world, lo, hi):
     if hi < lo:
         raise ScriptFault(f"random_int({lo}, {hi}): the upper bound is below the lower bound")
-    if world.forced_numbers:  # a card test forces the draw
-        n = world.forced_numbers.popleft()
-        if not lo <= n <= hi:
-            raise ScriptFault(f"forced random number {n} is outside random_int({lo}, {hi})")
-        return n
     return world.random_int(lo, hi)
 
 
@@ -130,27 +125,26 @@ def _edges(pairs):
         yield pair[0], pair[1]
 
 
-def _neighbours(world, pairs, node):
-    out = []
-    for a, b in _edges(pairs):
+def _others(edges, node, found: list) -> list:
+    """The nodes an edge joins to `node` that are not yet in `found`; added to it too."""
+    new = []
+    for a, b in edges:
         other = b if a == node else a if b == node else None
-        if other is not None and other not in out:
-            out.append(other)
-    return tuple(out)
+        if other is not None and other not in found:
+            found.append(other)
+            new.append(other)
+    return new
+
+
+def _neighbours(world, pairs, node):
+    return tuple(_others(_edges(pairs), node, []))
 
 
 def _reachable(world, pairs, start):
     edges = list(_edges(pairs))
     found, frontier = [start], [start]
     while frontier:  # breadth first: nearer nodes come first
-        nxt = []
-        for node in frontier:
-            for a, b in edges:
-                other = b if a == node else a if b == node else None
-                if other is not None and other not in found:
-                    found.append(other)
-                    nxt.append(other)
-        frontier = nxt
+        frontier = [other for node in frontier for other in _others(edges, node, found)]
     return tuple(found)
 
 

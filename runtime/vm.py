@@ -246,7 +246,7 @@ class VM:
                         stack[-1] = world.zones[arg][stack[-1].seat]
                     elif op == 25:  # AS_ENTRY
                         v = stack[-1]
-                        if v not in self.program.kinds.get(arg, ()) and v is not None:
+                        if v not in self.entries_of.get(arg, ()) and v is not None:
                             not_an_entry(v, arg)
                     elif op == 26:  # JUMP_IF_TRUE
                         if stack.pop():

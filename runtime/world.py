@@ -212,7 +212,13 @@ class World:
         return items[self.below(len(items))]
 
     def random_int(self, lo: int, hi: int) -> int:
-        """A whole number from lo to hi, both included (lo <= hi)."""
+        """A whole number from lo to hi, both included (lo <= hi), or the next one a
+        card test forces (as roll() takes its forced faces)."""
+        if self.forced_numbers:
+            n = self.forced_numbers.popleft()
+            if not lo <= n <= hi:
+                raise ScriptFault(f"forced random number {n} is outside random_int({lo}, {hi})")
+            return n
         return lo + self.below(hi - lo + 1)
 
     def faces_of(self, thing: Thing) -> tuple:
