@@ -35,13 +35,17 @@ _VARIABLES = ("player_vars", "thing_vars")  # shown after the local holding them
 
 
 def _tables(program, fn) -> dict:
-    """Each table's names, by index."""
-    from runebook.runtime.builtins import BUILTINS
-    return {"locals": list(fn.local_names), "functions": [f.name for f in program.functions],
-            "builtins": [b.name for b in BUILTINS], "zones": [row[0] for row in program.zones],
-            "globals": [row[0] for row in program.globals],
+    """Each table's names, by index: the program's own (made once per program, a pack
+    has hundreds of functions to list) and the function's locals."""
+    shared = program.runtime_cache.get("disasm names")
+    if shared is None:
+        from runebook.runtime.builtins import BUILTINS
+        shared = program.runtime_cache["disasm names"] = {
+            "functions": [f.name for f in program.functions], "builtins": [b.name for b in BUILTINS],
+            "zones": [row[0] for row in program.zones], "globals": [row[0] for row in program.globals],
             "player_vars": [row[0] for row in program.player_vars],
             "thing_vars": [row[0] for row in program.thing_vars]}
+    return {**shared, "locals": list(fn.local_names)}
 
 
 def _indexes(name: str, arg) -> list:
