@@ -76,13 +76,18 @@ def _succs(block: Block) -> list:
     return [arm.target for arm in block.arms]
 
 
-def _dominators(blocks: list, rpo: list) -> dict:
-    """Immediate dominators (Cooper, Harvey and Kennedy's iterative algorithm)."""
-    index = {b: i for i, b in enumerate(rpo)}
+def _predecessors(blocks: list, rpo: list) -> dict:
+    """Each reachable block's predecessors."""
     preds: dict = {b: [] for b in rpo}
     for b in rpo:
         for s in _succs(blocks[b]):
             preds[s].append(b)
+    return preds
+
+
+def _dominators(preds: dict, rpo: list) -> dict:
+    """Immediate dominators (Cooper, Harvey and Kennedy's iterative algorithm)."""
+    index = {b: i for i, b in enumerate(rpo)}
     idom = {rpo[0]: rpo[0]}
     changed = True
     while changed:
@@ -125,7 +130,8 @@ class _Layout:
         self.blocks = blocks
         rpo = _reverse_postorder(blocks)
         self.order = {b: i for i, b in enumerate(rpo)}
-        self.idom = _dominators(blocks, rpo)
+        self.preds = _predecessors(blocks, rpo)
+        self.idom = _dominators(self.preds, rpo)
         self.headers: set = set()
         forward_in = {b: 0 for b in rpo}
         for b in rpo:
@@ -142,22 +148,19 @@ class _Layout:
             self.children[self.idom[b]].append(b)
         # A loop's exits that its header dominates are laid out after the loop, so leaving
         # the loop is a plain `break` (Ramsey would nest them inside it).
-        self.bodies = {h: self._loop_body(h, rpo) for h in self.headers}
+        self.bodies = {h: self._loop_body(h) for h in self.headers}
         self.after_loop = {c for h in self.headers for c in self.children[h] if c not in self.bodies[h]}
         self.placed = self.merges | self.after_loop
 
-    def _loop_body(self, header: int, rpo: list) -> set:
-        preds: dict = {}
-        for b in rpo:
-            for s in _succs(self.blocks[b]):
-                preds.setdefault(s, []).append(b)
+    def _loop_body(self, header: int) -> set:
+        """The blocks of the loop at `header`: those reaching a back-edge to it without passing it."""
         body = {header}
-        work = [p for p in preds.get(header, []) if self.order[p] >= self.order[header]]
+        work = [p for p in self.preds[header] if self.order[p] >= self.order[header]]
         while work:
             b = work.pop()
             if b not in body:
                 body.add(b)
-                work.extend(preds.get(b, []))
+                work.extend(self.preds[b])
         return body
 
     def _by_order(self, nodes) -> list:
