@@ -1,13 +1,14 @@
 """Parse .rune source into the AST (dsl/ast.py), or into syntax diagnostics.
 
-The Lark LALR parser is built once per process and cached on disk (grammar
-build ~36 ms cold, ~3 ms warm). Newlines end statements, except inside (...)
+The Lark LALR parser is built once per process and cached on disk (building
+its tables ~0.24 s, loading them from the cache ~20 ms). Newlines end statements, except inside (...)
 and [...], where the post-lexer below drops them so expressions can wrap.
 """
 from __future__ import annotations
 
 import hashlib
 import re
+from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
 
@@ -40,15 +41,39 @@ class _BracketNewlines:
 
 
 def build_parser(strict: bool = False, cache: bool = True) -> Lark:
+    """The parser; `strict` also proves the grammar free of conflicts and overlapping terminals."""
     grammar = GRAMMAR_PATH.read_text()
     cache_path = None
     if cache and not strict:
         from runebook.paths import cache_dir
         digest = hashlib.sha256(grammar.encode()).hexdigest()[:16]
         cache_path = str(cache_dir() / f"grammar-{digest}.lark")
-    return Lark(grammar, parser="lalr", start=START_RULES, propagate_positions=True,
-                postlex=_BracketNewlines(), strict=strict, cache=cache_path,
-                maybe_placeholders=True)
+    with _terminal_overlap_check(strict):
+        return Lark(grammar, parser="lalr", start=START_RULES, propagate_positions=True,
+                    postlex=_BracketNewlines(), strict=strict, cache=cache_path,
+                    maybe_placeholders=True)
+
+
+@contextmanager
+def _terminal_overlap_check(wanted: bool):
+    """Let Lark compare every pair of terminals for overlaps only when `wanted`.
+
+    Lark runs that comparison whenever `interegular` is importable (the test extras install
+    it), once per lexer state: ~0.27 s of a cold start, for an answer that only changes with
+    the grammar. The strict build (tests/test_grammar.py) makes it and fails on any overlap;
+    other builds skip it through the module flag Lark keeps for its standalone parsers. If a
+    later Lark drops that flag, the check simply runs again.
+    """
+    import lark.lexer
+    saved = getattr(lark.lexer, "has_interegular", None)
+    if wanted or saved is None:
+        yield
+        return
+    lark.lexer.has_interegular = False
+    try:
+        yield
+    finally:
+        lark.lexer.has_interegular = saved
 
 
 @lru_cache(maxsize=1)
