@@ -316,7 +316,9 @@ def load_program(name_or_path: str, use_cache: bool = True):
                 if cached.is_file():
                     program = Program.from_json(cached.read_text(), expect_engine=ENGINE_VERSION)
                     if program.pack_hash == phash:
-                        program.runtime_cache["cacheable"] = True  # backends may cache by pack hash
+                        # Names exactly this bytecode (pack, engine, opcodes and compiler): a
+                        # backend may cache what it derives from the program under this key.
+                        program.runtime_cache["cache_key"] = cached.stem
                         return program
         except Exception:  # noqa: BLE001 - a damaged entry or odd manifest: compile properly below
             pass
@@ -329,7 +331,7 @@ def load_program(name_or_path: str, use_cache: bool = True):
     if program is None:
         raise ContentError([d for d in diags if d.severity == "error"] or diags)
     if cached is not None:
-        program.runtime_cache["cacheable"] = True
+        program.runtime_cache["cache_key"] = cached.stem
         tmp = cached.with_suffix(f".{os.getpid()}.tmp")
         try:
             tmp.write_text(program.to_json())

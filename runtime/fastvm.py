@@ -148,7 +148,7 @@ def fast_module(program) -> FastModule:
     cache = program.runtime_cache
     module = cache.get("fast")
     if module is None:
-        module = _cached_module(program) if cache.get("cacheable") else FastModule.build(program)
+        module = _cached_module(program) if cache.get("cache_key") else FastModule.build(program)
         cache["fast"] = module
     return module
 
@@ -164,17 +164,16 @@ def _translator_digest() -> str:
 
 def _cache_path(program):
     from runebook.paths import cache_dir
-    from .opcodes import TABLE_DIGEST
     tag = sys.implementation.cache_tag  # marshalled code is only valid for one Python version
-    return cache_dir() / "fast" / (f"{program.name}-{program.pack_hash[:20]}-{program.engine_version}-"
-                                   f"{TABLE_DIGEST}-{_translator_digest()}-{tag}.bin")
+    return cache_dir() / "fast" / f"{program.runtime_cache['cache_key']}-{_translator_digest()}-{tag}.bin"
 
 
 def _cached_module(program) -> FastModule:
     """From the disk cache, or built and stored there.
 
-    Only programs loaded through the pack cache are cached (runtime_cache["cacheable"]):
-    their pack hash names exactly the bytecode translated.
+    Only programs loaded through the pack cache are cached: their runtime_cache["cache_key"]
+    names exactly the bytecode translated (the pack's hash alone does not: a changed
+    compiler makes other bytecode from the same pack).
     """
     path = _cache_path(program)
     try:

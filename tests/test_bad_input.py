@@ -304,6 +304,30 @@ def test_damaged_cache_file_is_rebuilt(tmp_path):
     assert Program.from_json(cache[0].read_text()).pack_hash == program.pack_hash
 
 
+def test_a_changed_compiler_never_reuses_old_translations(tmp_path, monkeypatch):
+    """The fast path keeps each pack's generated Python on disk. The same pack compiled by
+    a changed compiler is other bytecode, so it must not find the old module: both caches
+    are keyed by the compiler's own source as well as the pack's bytes."""
+    from runebook import paths
+    from runebook.runtime.fastvm import FastModule, fast_module
+
+    pack = make_pack(tmp_path, main_rune="proc play() { log \"hello\" }\n"
+                                          "fn score(p: player) -> int { return 0 }\n")
+    old = load_program(str(pack))
+    old_module = fast_module(old)
+    real_digest = paths.code_digest
+
+    def compiler_changed(*files):  # as if compiler/*.py had been edited (the translator has not)
+        return ("changed" if any(f.parent.name == "compiler" for f in files) else "") + real_digest(*files)
+    monkeypatch.setattr(paths, "code_digest", compiler_changed)
+    new = load_program(str(pack))
+    assert new.pack_hash == old.pack_hash and new.runtime_cache["cache_key"] != old.runtime_cache["cache_key"]
+    built = []
+    monkeypatch.setattr(FastModule, "build", classmethod(lambda cls, prog: built.append(prog) or old_module))
+    fast_module(new)
+    assert built == [new]  # translated anew, not read from the old module's file
+
+
 def test_source_patterns_cannot_reach_outside_the_pack(tmp_path):
     from runebook.compiler.pack import compile_pack
 
