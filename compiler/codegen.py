@@ -20,7 +20,6 @@ from runebook.runtime import opcodes as O
 from runebook.runtime.program import Function
 
 from .declarations import keyword_name
-from .purity import reads_only
 from .peephole import optimise
 from .symbols import Symbols
 from .expressions import Expressions, a_type
@@ -383,18 +382,15 @@ class FunctionCompiler(Expressions, Inlining):
 
     def s_Log(self, s: A.Log):
         # Narration is skipped entirely when the match is not recorded, so the
-        # text's holes must be pure: skipping them may not change the game.
-        # The checker forbids effects in the holes themselves, but a called fn may still
-        # assign, roll or draw: then the text is built even in quiet matches (purity.py).
-        skip = self.emit(O.SKIP_IF_QUIET, None) if reads_only(self.syms, [s.text, s.to]) else None
+        # text's holes are questions (pure): skipping them cannot change the game.
+        skip = self.emit(O.SKIP_IF_QUIET, None)
         saved, self.pure = self.pure, True
         if s.to is not None:
             self.expect(self.expr(s.to), "player", s.to.span, "who may read the line")
         self.expr(s.text)
         self.pure = saved
         self.emit(O.LOG if s.to is None else O.LOG_TO)
-        if skip is not None:
-            self.patch(skip)
+        self.patch(skip)
 
     def s_Cancel(self, s: A.Cancel):
         if self.in_handler is None:

@@ -15,7 +15,7 @@ from runebook.dsl import ast as A
 from runebook.runtime import opcodes as O
 
 from .expressions import _NOT_CONST
-from .purity import fn_reads_only
+from .purity import fn_reads_only, why_fn_changes
 
 
 def names_in(node) -> set:
@@ -103,6 +103,9 @@ class Inlining:
         """
         if self.pure and fn.ret is None:
             self.error("E0330", f"'{e.name}' is a procedure; this context may only compute a value", e.span)
+        elif self.pure and (why := why_fn_changes(self.syms, fn.name)) is not None:
+            self.error("E0330", f"'{e.name}' changes the game (it {why}); this context may only compute a value",
+                       e.span, "call a fn that only reads the game, or do the change in a procedure")
         ok = self._arity(e, len(fn.params))
         inline = ok and self._inlinable(fn)
         slots = []

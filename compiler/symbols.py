@@ -59,7 +59,7 @@ class Symbols:
     handlers: dict = field(default_factory=dict)     # event -> [HandlerDecl]
     policies: dict = field(default_factory=dict)     # name -> PolicyDecl
     initial: dict = field(default_factory=dict)      # var name -> initial value
-    reads_only: dict = field(default_factory=dict)   # fn name -> whether calling it only reads the game
+    changes: Optional[dict] = None                   # fn name -> why calling it changes the game (purity.py)
     declared_at: dict = field(default_factory=dict)  # top-level name -> Span (one namespace)
     choice_types: dict = field(default_factory=dict) # choose tag -> option type
     emitted: set = field(default_factory=set)        # events some script emits

@@ -82,9 +82,9 @@ def _play(pack: str, seed: int, record: bool, players: int = 1):
     return result.scores, result.winners, result.titles, result.decisions
 
 
-def test_narration_with_effects_is_never_skipped():
-    """A quiet match (a simulation) skips narration; texts whose holes call a fn that
-    draws or assigns must still be evaluated, or the two would diverge."""
+def test_skipped_narration_never_changes_a_match():
+    """A quiet match (a simulation) skips narration; the holes it skips call fns with
+    locals, recursion and an event query, and the game must not notice."""
     pack = str(ROOT / "tests" / "packs" / "narration")
     for seed in (1, 2, 3):
         assert _play(pack, seed, record=True) == _play(pack, seed, record=False)

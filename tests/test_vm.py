@@ -197,6 +197,29 @@ def test_a_guard_sees_a_variable_changed_earlier_in_its_chain(engine):
                            "after the turns: knight, mage, thief, steal, pray"]
 
 
+@pytest.mark.parametrize("engine", ["interp", "fast"])
+def test_a_fn_that_narrates_runs_at_every_call(tmp_path, engine):
+    """Read-only fns are remembered until the game changes (CALL_MEMO); one that writes
+    narration is not, or its second call, with nothing changed between, would say nothing."""
+    write_pack(tmp_path, {"main.rune": """
+        fn noted(x: int) -> int {
+          log "noting {x}"
+          return x + 1
+        }
+        proc play() {
+          let a = noted(1)
+          let b = noted(1)
+          log "{a} {b}"
+        }
+        fn score(p: player) -> int { return 0 }
+        """})
+    prog, diags, _ = compile_pack(str(tmp_path))
+    assert prog is not None, diags
+    match = Match(prog, [FirstAgent()], 1, resolve_options(prog, {}), 1, record=True, engine=engine)
+    match.run()
+    assert said(match) == ["noting 1", "noting 1", "2 2"]
+
+
 def test_decisions_suspend_and_resume_with_scripted_answers():
     agents = [ScriptedAgent(["green", "grab(n=3)"]), ScriptedAgent([2, "pass"])]
     result, match = run("decisions", agents)
