@@ -189,8 +189,7 @@ class _Context:
     def classify(self, index: int) -> None:
         """Decide for a function added after analyse() (a card test's step) whether it is a generator."""
         fn = self.program.functions[index]
-        if any(op in (O.DECIDE, O.DECIDE_ACTION, O.PERFORM) for op, _ in fn.code) or \
-                any(t in self.generators for t in _callees(fn)):
+        if _suspends_itself(fn) or any(t in self.generators for t in _callees(fn)):
             self.generators.add(index)
         else:
             self.generators.discard(index)
@@ -678,6 +677,11 @@ def _callees(fn) -> list:
     return [arg[0] for op, arg in fn.code if op in (O.CALL, O.CALL_MEMO)]
 
 
+def _suspends_itself(fn) -> bool:
+    """Asks a decision, or runs an action body (PERFORM), which is always a generator."""
+    return any(op in (O.DECIDE, O.DECIDE_ACTION, O.PERFORM) for op, _ in fn.code)
+
+
 def analyse(program) -> _Context:
     """Which functions are generators, and whether calls can nest deep enough to need counting."""
     functions = program.functions
@@ -685,10 +689,9 @@ def analyse(program) -> _Context:
     bodies = sorted({a.body for a in program.actions}) if any(performs) else []
     # What each function may start: the functions it calls, and every action body if it performs.
     edges = [_callees(fn) + (bodies if p else []) for fn, p in zip(functions, performs)]
-    generators = set(bodies) | {i for i, fn in enumerate(functions)
-                                if any(op in (O.DECIDE, O.DECIDE_ACTION) for op, _ in fn.code)}
+    generators = set(bodies) | {i for i, fn in enumerate(functions) if _suspends_itself(fn)}
     changed = True
-    while changed:  # a function that starts a generator is one
+    while changed:  # a function that starts a generator is one (the same rule as classify())
         changed = False
         for i, targets in enumerate(edges):
             if i not in generators and any(t in generators for t in targets):
