@@ -1,8 +1,9 @@
 """Parse .rune source into the AST (dsl/ast.py), or into syntax diagnostics.
 
-The Lark LALR parser is built once per process and cached on disk (building
-its tables ~0.24 s, loading them from the cache ~20 ms). Newlines end statements, except inside (...)
-and [...], where the post-lexer below drops them so expressions can wrap.
+The Lark LALR parser is made once per process from tables shipped with the
+package (~15 ms; building them takes ~0.25 s, see build_parser). Newlines end
+statements, except inside (...) and [...], where the post-lexer below drops
+them so expressions can wrap.
 """
 from __future__ import annotations
 
@@ -41,17 +42,63 @@ class _BracketNewlines:
 
 
 def build_parser(strict: bool = False, cache: bool = True) -> Lark:
-    """The parser; `strict` also proves the grammar free of conflicts and overlapping terminals."""
+    """The parser; `strict` also proves the grammar free of conflicts and overlapping terminals.
+
+    With `cache`: the tables shipped with the package when they suit the installed Lark,
+    else the ones Lark keeps in the user's cache (built there the first time).
+    """
     grammar = GRAMMAR_PATH.read_text()
     cache_path = None
     if cache and not strict:
+        shipped = load_shipped_tables(grammar)
+        if shipped is not None:
+            return shipped
         from runebook.paths import cache_dir
-        digest = hashlib.sha256(grammar.encode()).hexdigest()[:16]
-        cache_path = str(cache_dir() / f"grammar-{digest}.lark")
+        cache_path = str(cache_dir() / f"grammar-{_grammar_digest(grammar)}.lark")
     with _terminal_overlap_check(strict):
         return Lark(grammar, parser="lalr", start=START_RULES, propagate_positions=True,
                     postlex=_BracketNewlines(), strict=strict, cache=cache_path,
                     maybe_placeholders=True)
+
+
+# Building the LALR tables takes ~0.25 s, a quarter of a cold start, so the package ships
+# them (Lark.save's format), made by `python -m runebook.dsl.parser` after a grammar change;
+# tests/test_grammar.py fails while they are missing. Lark's saved tables carry no version
+# check of their own, so the file is named after the grammar and the Lark version that
+# made it, and any other pair builds the tables as before.
+SHIPPED_TABLES = Path(__file__).with_name("tables")
+
+
+def _grammar_digest(grammar: str) -> str:
+    return hashlib.sha256(grammar.encode()).hexdigest()[:16]
+
+
+def shipped_tables_path(grammar: str, lark_version: str) -> Path:
+    return SHIPPED_TABLES / f"grammar-{_grammar_digest(grammar)}-lark-{lark_version}.tables"
+
+
+def load_shipped_tables(grammar: str) -> Lark | None:
+    """The parser from the shipped tables, or None when there are none for this grammar and Lark."""
+    import lark
+    path = shipped_tables_path(grammar, lark.__version__)
+    try:
+        with path.open("rb") as f:
+            return Lark.load(f)
+    except Exception:  # noqa: BLE001 - missing or unreadable: build the tables instead
+        return None
+
+
+def write_shipped_tables() -> Path:
+    """Build the tables into the package for the current grammar and Lark, replacing old ones."""
+    import lark
+    grammar = GRAMMAR_PATH.read_text()
+    SHIPPED_TABLES.mkdir(exist_ok=True)
+    for old in SHIPPED_TABLES.glob("grammar-*.tables"):
+        old.unlink()
+    path = shipped_tables_path(grammar, lark.__version__)
+    with path.open("wb") as f:
+        build_parser(cache=False).save(f)
+    return path
 
 
 @contextmanager
@@ -609,3 +656,11 @@ def parse_expr(text: str, file: str, line_offset: int = 0, col_offset: int = 0, 
 def parse_stmts(text: str, file: str, line_offset: int = 0, col_offset: int = 0, every_line: bool = False) -> list:
     """Parse a statement list (used for card-test setup and actions)."""
     return _parse(text, file, "stmts_only", line_offset, col_offset, every_line)
+
+
+
+if __name__ == "__main__":
+    # Through the imported module: run as __main__, the post-lexer would be saved as
+    # __main__._BracketNewlines, which no later process could load.
+    from runebook.dsl import parser
+    print(f"wrote {parser.write_shipped_tables()}")

@@ -10,11 +10,13 @@ import re
 from pathlib import Path
 
 import pytest
+from lark import Token
 
 from runebook.compiler.declarations import EXPRESSION_KEYWORDS
 from runebook.dsl import ast as A
 from runebook.dsl.diagnostics import ContentError
-from runebook.dsl.parser import build_parser, parse_expr, parse_module, parse_stmts
+from runebook.dsl.parser import (GRAMMAR_PATH, SHIPPED_TABLES, build_parser, parse_expr, parse_module,
+                                  parse_stmts, shipped_tables_path)
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -149,6 +151,36 @@ def test_dungeon_roll_sources_parse(strict):
         text = path.read_text(encoding="utf-8")
         strict.parse(text + "\n", start="start")
         parse_module(text, path.name)
+
+
+def _parsed_with_positions(parser, text: str) -> list:
+    """Every node and token of a parse, with where it sits (Lark's tree equality ignores that)."""
+    tree = parser.parse(text, start="start")
+    nodes = [(t.data, t.meta.line, t.meta.column, t.meta.end_line, t.meta.end_column)
+             for t in tree.iter_subtrees_topdown() if not t.meta.empty]
+    tokens = [(tok.type, str(tok), tok.line, tok.column, tok.end_line, tok.end_column)
+              for tok in tree.scan_values(lambda v: isinstance(v, Token))]
+    return nodes + tokens
+
+
+def test_the_parser_tables_shipped_with_the_package_are_current():
+    """The package ships the grammar's LALR tables (a cold start would spend ~0.25 s building
+    them); after a grammar change they must be made again."""
+    pattern = shipped_tables_path(GRAMMAR_PATH.read_text(), "*").name  # made by any Lark
+    assert len(list(SHIPPED_TABLES.glob("grammar-*.tables"))) == 1, "old tables are left in the package"
+    assert list(SHIPPED_TABLES.glob(pattern)), "the grammar changed: run `python -m runebook.dsl.parser`"
+
+
+def test_the_parser_in_use_parses_like_freshly_built_tables():
+    """build_parser() takes the shipped tables when the installed Lark made them (else its
+    cache); either way every pack's sources parse to the same trees, positions included,
+    as with tables built now."""
+    fresh, used = build_parser(cache=False), build_parser()
+    files = sorted((ROOT / "content").rglob("*.rune"))
+    assert len(files) > 40
+    for path in files:
+        text = path.read_text(encoding="utf-8") + "\n"
+        assert _parsed_with_positions(used, text) == _parsed_with_positions(fresh, text), path
 
 
 def test_declarations_become_ast_nodes():
