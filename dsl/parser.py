@@ -658,7 +658,6 @@ def parse_stmts(text: str, file: str, line_offset: int = 0, col_offset: int = 0,
     return _parse(text, file, "stmts_only", line_offset, col_offset, every_line)
 
 
-
 if __name__ == "__main__":
     # Through the imported module: run as __main__, the post-lexer would be saved as
     # __main__._BracketNewlines, which no later process could load.
