@@ -154,7 +154,7 @@ def _run_scenario(suite, data, defaults, sc, index, display, lines, diags, engin
     from runebook.runtime.options import OptionError, resolve_options
     from runebook.runtime.fastvm import make_vm
     from runebook.runtime.visibility import SeatView
-    from runebook.runtime.vm import ScriptError
+    from runebook.runtime.scripting import ScriptError
     from runebook.runtime.world import World
 
     where = locate(data, ["scenarios", index], display)

@@ -14,7 +14,7 @@ from .render import Out
 def play(target: str, agents: str, players: Optional[int], seed: Optional[int], option_flags: list[str],
          log: Optional[Path], as_json: bool, engine: str = "fast") -> None:
     from runebook.runtime.match import Match
-    from runebook.runtime.vm import ScriptError
+    from runebook.runtime.scripting import ScriptError
     from .human import EndOfInput, HumanAgent, HumanAgentFactory
 
     if log is not None and not log.parent.is_dir():  # say so now, not after a long game

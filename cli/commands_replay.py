@@ -24,7 +24,7 @@ NOT_COMPARED = ("agents", "pack_source")
 def replay(log: Path, pack_override: Optional[str], engine: str = "fast") -> None:
     from runebook.runtime.agents import AgentError, ScriptedAgent
     from runebook.runtime.match import Match
-    from runebook.runtime.vm import ScriptError
+    from runebook.runtime.scripting import ScriptError
 
     recorded = read_log(log)
     start = recorded[0]

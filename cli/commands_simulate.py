@@ -42,7 +42,7 @@ def simulate(target: str, games: int, agents: str, players: Optional[int], seed:
 
 
 def _report_script_error(fields: tuple, target: str) -> None:
-    from runebook.runtime.vm import ScriptError
+    from runebook.runtime.scripting import ScriptError
     seed, *rest = fields
     Out.err().line(f"the game with seed {seed} failed (rerun it with 'runebook play {target} --seed {seed}"
                    f" --agents ...'):")

@@ -52,5 +52,5 @@ def load_program(target: str):
 
 
 def script_error(err, target: Optional[str]) -> NoReturn:
-    """A runtime.vm.ScriptError: shown as a diagnostic pointing into the script."""
+    """A runtime.scripting.ScriptError: shown as a diagnostic pointing into the script."""
     content_error([err.diagnostic()], pack_base(target) if target else None)

@@ -27,7 +27,7 @@ def play_one(seed: int) -> tuple:
     """(scores, winners, titles, None) or (None, None, None, error fields) for one game."""
     from runebook.runtime.agents import make_agent
     from runebook.runtime.match import Match
-    from runebook.runtime.vm import ScriptError
+    from runebook.runtime.scripting import ScriptError
 
     program, options, specs, n_players, engine = _STATE
     agents = [make_agent(spec, program, seed, seat) for seat, spec in enumerate(specs)]

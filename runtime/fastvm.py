@@ -21,17 +21,17 @@ import sys
 from typing import Optional
 
 from .builtins import BUILTINS, ScriptFault
-from .vm import (CALL_BUDGET, DEFAULT_BUDGET, SCRIPT_FAILURES, Decision, OutOfSteps, ScriptError, divide_down,
-                 divide_up, index_item, no_choice_here, no_player, not_an_entry, remainder, script_error,
-                 too_deep)
+from .scripting import (CALL_BUDGET, DEFAULT_BUDGET, SCRIPT_FAILURES, Decision, OutOfSteps, ScriptError,
+                        divide_down, divide_up, index_item, no_choice_here, no_player, not_an_entry, remainder,
+                        script_error, too_deep)
 from .world import Event, World, Zone, check_nesting, owner_of
 
 _MISS = object()
 
 
 # ------------------------------------------------------------------ what the code may call
-# Failures and the operations that can fail are the interpreter's own (runtime/vm.py),
-# so both engines report the same error with the same words.
+# Failures and the operations that can fail are shared with the interpreter
+# (runtime/scripting.py), so both engines report the same error with the same words.
 def _oos():
     raise OutOfSteps()
 

@@ -15,7 +15,7 @@ from typing import Callable, Optional
 
 from .fastvm import make_vm
 from .visibility import SeatView, is_private
-from .vm import DEFAULT_BUDGET
+from .scripting import DEFAULT_BUDGET
 from .world import World
 
 

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 from . import opcodes as O
 from .builtins import BUILTINS
-from .vm import MAX_DEPTH
+from .scripting import MAX_DEPTH
 from .structure import Arm, Block, Unstructured, dispatch, structure
 
 

@@ -18,7 +18,7 @@ from runebook.runtime.agents import FirstAgent
 from runebook.runtime.match import Match
 from runebook.runtime.options import resolve_options
 from runebook.runtime.program import Program, ProgramFormatError
-from runebook.runtime.vm import ScriptError
+from runebook.runtime.scripting import ScriptError
 
 PACKS = Path(__file__).resolve().parent / "packs"
 MANIFEST = "name: {name}\ntitle: Broken\nversion: '1'\nplayers: {{min: 1, max: 2}}\n"

@@ -43,7 +43,8 @@ from runebook.runtime.match import Match
 from runebook.runtime.options import resolve_options
 from runebook.runtime.pysource import ATTRIBUTES, translate
 from runebook.runtime.visibility import SeatView
-from runebook.runtime.vm import DEFAULT_BUDGET, VM, ScriptError
+from runebook.runtime.scripting import DEFAULT_BUDGET, ScriptError
+from runebook.runtime.vm import VM
 from runebook.runtime.world import Event, Player, Thing, World, Zone
 
 from packmaker import write_pack  # tests/packmaker.py

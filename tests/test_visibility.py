@@ -17,7 +17,7 @@ import pytest
 from runebook.compiler.pack import compile_pack
 from runebook.runtime.agents import make_agent
 from runebook.runtime.match import Match
-from runebook.runtime.vm import ScriptError
+from runebook.runtime.scripting import ScriptError
 
 PACK = Path(__file__).resolve().parent / "packs" / "hidden"
 ENGINES = ("fast", "interp")

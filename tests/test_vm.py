@@ -15,7 +15,8 @@ from runebook.compiler.pack import compile_pack
 from runebook.runtime.agents import FirstAgent, PolicyAgent, RandomAgent, ScriptedAgent
 from runebook.runtime.match import Match
 from runebook.runtime.options import resolve_options
-from runebook.runtime.vm import VM, Decision, ScriptError
+from runebook.runtime.scripting import Decision, ScriptError
+from runebook.runtime.vm import VM
 from runebook.runtime.world import World
 
 from packmaker import write_pack  # tests/packmaker.py

@@ -1,0 +1,115 @@
+"""What both engines share: step budgets, decisions, and how a script fails.
+
+The interpreter (vm.py) and the fast path (fastvm.py, and the Python it generates)
+raise and report failures through these, so both say exactly the same thing at the
+same place; the arithmetic and indexing helpers are where such failures start.
+"""
+from __future__ import annotations
+
+from .builtins import ScriptFault
+
+DEFAULT_BUDGET = 5_000_000   # steps for a whole match script
+CALL_BUDGET = 200_000        # steps for one score, title or rating call
+MAX_DEPTH = 200              # scripts calling each other
+
+
+class ScriptError(Exception):
+    """A script failed at run time. Carries the script name, file and line."""
+
+    def __init__(self, code: str, message: str, function: str, file: str, line: int, hint: str | None = None):
+        self.code = code
+        self.message = message
+        self.function = function
+        self.file = file
+        self.line = line
+        self.hint = hint
+        super().__init__(f"{file}:{line}: {message} (in {function})")
+
+    def diagnostic(self):
+        from runebook.dsl.diagnostics import Diagnostic
+        from runebook.dsl.span import Span
+        return Diagnostic(self.code, f"{self.message} (in {self.function})",
+                          Span(self.file, self.line, 1, self.line, 1), self.hint)
+
+
+class Decision:
+    """A question for one player: pick one of the options."""
+    __slots__ = ("player", "kind", "tag", "options")
+
+    def __init__(self, player, kind: str, tag: str, options: list):
+        self.player = player     # world.Player
+        self.kind = kind         # "choice" or "action"
+        self.tag = tag           # choose tag or action group
+        self.options = options
+
+    def labels(self, world) -> list[str]:
+        if self.kind == "action":
+            return [world.option_label(o) for o in self.options]
+        return [world.value_label(o) for o in self.options]
+
+
+class OutOfSteps(Exception):
+    """The step budget ran out (turned into E0501 by script_error)."""
+
+
+SCRIPT_FAILURES = (OutOfSteps, ScriptFault, RecursionError, TypeError, AttributeError, KeyError,
+                   IndexError, ValueError)
+
+
+def script_error(err: Exception, where: tuple) -> ScriptError:
+    """The ScriptError for a failure (one of SCRIPT_FAILURES) at (function, file, line)."""
+    if isinstance(err, OutOfSteps):
+        return ScriptError("E0501", "the step budget ran out: a loop or recursion did not end", *where,
+                           "check the loop's condition; every 'while' must eventually become false")
+    if isinstance(err, ScriptFault):
+        return ScriptError("E0502", str(err), *where)
+    if isinstance(err, RecursionError):
+        return ScriptError("E0502", "a value is nested too deeply (a list inside a list, thousands deep)", *where)
+    return ScriptError("E0502", _explain(err), *where)
+
+
+def no_choice_here(fn) -> ScriptError:
+    return ScriptError("E0503", "a choice was asked where none may be", fn.name, fn.file, fn.line_at(0))
+
+
+def too_deep():
+    raise ScriptFault(f"scripts call each other more than {MAX_DEPTH} deep (runaway recursion?)")
+
+
+def no_player():
+    raise ScriptFault("a choice was offered to 'none' instead of a player")
+
+
+def not_an_entry(value, kind: str):
+    raise ScriptFault(f"'{value}' is not a {kind}")
+
+
+def index_item(xs, i):
+    if not 0 <= i < len(xs):
+        raise ScriptFault(f"index {i} is outside a list of {len(xs)}")
+    return xs[i]
+
+
+def remainder(a, b):
+    if b == 0:
+        raise ScriptFault("remainder of a division by zero")
+    return a % b
+
+
+def divide_up(a, b):
+    if b == 0:
+        raise ScriptFault("division by zero")
+    return -((-a) // b)
+
+
+def divide_down(a, b):
+    if b == 0:
+        raise ScriptFault("division by zero")
+    return a // b
+
+
+def _explain(err: Exception) -> str:
+    text = str(err)
+    if "NoneType" in text:
+        return "a value was 'none' where a thing, player or number was needed"
+    return f"invalid operation: {text}"
