@@ -10,10 +10,10 @@ which is sound only because calling it twice changes nothing.
 The answer is exact for the program's text: a fn changes the game when its
 body (or a fn it calls, at any depth) moves, rolls, creates, asks a choice,
 draws at random, assigns anything but a local, writes narration, calls a
-procedure, or emits an event one of whose handlers changes the game. An event whose handlers only
-adjust the event itself (`event.needed -= 1`, `cancel`) is a question asked of
-the content — "how many types does this player need?" — and changes nothing.
-A recursive fn that does none of those only reads.
+procedure, or emits an event one of whose handlers changes the game. An event
+whose handlers only adjust the event itself (`event.needed -= 1`, `cancel`) is
+a question asked of the content — "how many types does this player need?" —
+and changes nothing. A recursive fn that does none of those only reads.
 """
 from __future__ import annotations
 
