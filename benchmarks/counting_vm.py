@@ -19,8 +19,7 @@ def counting_vm_class(counts: collections.Counter, by: str = "op"):
     assert FETCH in source, "the VM's fetch line moved: update benchmarks/counting_vm.py"
     key = "frame.fn.name" if by == "function" else "op"
     source = source.replace(FETCH, FETCH + f"                COUNTS[{key}] += 1\n")
-    source = source.replace("from .builtins", "from runebook.runtime.builtins")
-    source = source.replace("from .world", "from runebook.runtime.world")
+    source = source.replace("\nfrom .", "\nfrom runebook.runtime.")  # its relative imports, made absolute
     namespace = {"__name__": "counting_vm", "COUNTS": counts}
     exec(compile(source, "counting_vm", "exec"), namespace)
     return namespace["VM"]
