@@ -223,8 +223,12 @@ class _Writer:
     def _is_py_loop(self, frame) -> bool:
         return frame[0] == "loop" or (frame[0] == "block" and frame[1] in self.realized)
 
-    def jump(self, frames: list, label: int, back: bool, tail: bool, depth: int | None = None) -> list:
-        """Statements (texts) that move control to `label` from a place inside frames[:depth]."""
+    def jump(self, frames: list, label: int, back: bool, tail: bool, depth: int | None = None,
+             trial: bool = False) -> list:
+        """Statements (texts) that move control to `label` from a place inside frames[:depth].
+
+        Unless `trial`, it also records what the jump needs: the block it leaves with
+        `break` becomes a loop, and a flag's test goes after each loop it passes."""
         kind = "loop" if back else "block"
         i = (len(frames) if depth is None else depth) - 1
         only_ifs = True
@@ -235,7 +239,8 @@ class _Writer:
                     return ["continue"]
                 if tail and only_ifs:
                     return []                  # falls through to the merge block
-                self.wanted.add(label)         # this block must become a loop to be left with break
+                if not trial:
+                    self.wanted.add(label)     # this block must become a loop to be left with break
                 return ["break"]
             if self._is_py_loop(frame):
                 break
@@ -243,11 +248,13 @@ class _Writer:
             i -= 1
         loop_frame = frames[i]
         if loop_frame[0] == "loop":
-            after = self.jump(frames, label, back, True, i)
+            after = self.jump(frames, label, back, True, i, trial)
             if not after:
                 return ["break"]
         else:  # leaving a realized block lands on its merge block: not the target, so jump again
-            after = self.jump(frames, label, back, False, i)
+            after = self.jump(frames, label, back, False, i, trial)
+        if trial:
+            return ["_go", "break"]  # a flag: its number does not matter to a trial
         flag = self.flags.setdefault((label, back), len(self.flags) + 1)
         handlers = self.handlers.setdefault(loop_frame[2], [])
         if all(f != flag for f, _ in handlers):
@@ -304,11 +311,8 @@ class _Writer:
         return True
 
     def _plain_break(self, frames: list, br: tuple) -> bool:
-        """Whether this jump out of a loop's `else` arm would be just `break` (a trial: no side effects)."""
-        saved = (set(self.wanted), dict(self.flags), {k: list(v) for k, v in self.handlers.items()})
-        result = self.jump(frames + [("if",)], br[1], br[2], True) == ["break"]
-        self.wanted, self.flags, self.handlers = saved
-        return result
+        """Whether this jump out of a loop's `else` arm would be just `break`."""
+        return self.jump(frames + [("if",)], br[1], br[2], True, trial=True) == ["break"]
 
     def _loop(self, body: list, frames: list, frame, indent: int, closing_break: bool) -> None:
         self.lines.append((indent, "while True:", -1))
