@@ -183,6 +183,21 @@ def test_the_parser_in_use_parses_like_freshly_built_tables():
         assert _parsed_with_positions(used, text) == _parsed_with_positions(fresh, text), path
 
 
+def test_damaged_parser_tables_are_built_anew(tmp_path, monkeypatch):
+    """Damaged shipped tables are not trusted: the parser is built from the grammar, as
+    with a Lark other than the one that made them (whose tables are not even looked for)."""
+    import lark
+    from runebook.dsl import parser as P
+    grammar = GRAMMAR_PATH.read_text()
+    monkeypatch.setattr(P, "SHIPPED_TABLES", tmp_path)
+    monkeypatch.setenv("RUNEBOOK_CACHE", str(tmp_path / "cache"))
+    shipped_tables_path(grammar, lark.__version__).write_bytes(b"\x80\x05 not a pickle")
+    assert P.load_shipped_tables(grammar) is None
+    text = (ROOT / "content" / "dungeon_roll" / "game.rune").read_text() + "\n"
+    fresh = build_parser(cache=False)
+    assert _parsed_with_positions(P.build_parser(), text) == _parsed_with_positions(fresh, text)
+
+
 def test_declarations_become_ast_nodes():
     m = parse_module(PROGRAMS["declarations"], "f.rune")
     kinds = [type(d).__name__ for d in m.decls]
