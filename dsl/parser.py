@@ -22,6 +22,9 @@ from .span import Span
 
 GRAMMAR_PATH = Path(__file__).with_name("runebook.lark")
 START_RULES = ["start", "expr_only", "stmts_only"]
+# How the parser is built from the grammar. With the grammar and the post-lexer's
+# always-accepted tokens, these shape the tables: all of them name the shipped tables.
+LARK_OPTIONS = {"parser": "lalr", "start": START_RULES, "propagate_positions": True, "maybe_placeholders": True}
 
 
 class _BracketNewlines:
@@ -56,21 +59,22 @@ def build_parser(strict: bool = False, cache: bool = True) -> Lark:
         from runebook.paths import cache_dir
         cache_path = str(cache_dir() / f"grammar-{_grammar_digest(grammar)}.lark")
     with _terminal_overlap_check(strict):
-        return Lark(grammar, parser="lalr", start=START_RULES, propagate_positions=True,
-                    postlex=_BracketNewlines(), strict=strict, cache=cache_path,
-                    maybe_placeholders=True)
+        return Lark(grammar, **LARK_OPTIONS, postlex=_BracketNewlines(), strict=strict, cache=cache_path)
+
 
 
 # Building the LALR tables takes ~0.25 s, a quarter of a cold start, so the package ships
 # them (Lark.save's format), made by `python -m runebook.dsl.parser` after a grammar change;
 # tests/test_grammar.py fails while they are missing. Lark's saved tables carry no version
 # check of their own, so the file is named after the grammar and the Lark version that
-# made it, and any other pair builds the tables as before.
+# made it, and any other pair builds the tables as before (the "grammar" digest covers the
+# build options too: see LARK_OPTIONS).
 SHIPPED_TABLES = Path(__file__).with_name("tables")
 
 
 def _grammar_digest(grammar: str) -> str:
-    return hashlib.sha256(grammar.encode()).hexdigest()[:16]
+    settings = repr((sorted(LARK_OPTIONS.items()), _BracketNewlines.always_accept))
+    return hashlib.sha256((grammar + settings).encode()).hexdigest()[:16]
 
 
 def shipped_tables_path(grammar: str, lark_version: str) -> Path:

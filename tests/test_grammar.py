@@ -183,6 +183,18 @@ def test_the_parser_in_use_parses_like_freshly_built_tables():
         assert _parsed_with_positions(used, text) == _parsed_with_positions(fresh, text), path
 
 
+def test_the_shipped_tables_are_named_after_the_build_options_too(monkeypatch):
+    """Tables made with other start rules or options must not be taken for these."""
+    from runebook.dsl import parser as P
+    grammar = GRAMMAR_PATH.read_text()
+    name = shipped_tables_path(grammar, "1").name
+    monkeypatch.setitem(P.LARK_OPTIONS, "start", P.START_RULES + ["fn_decl"])
+    assert shipped_tables_path(grammar, "1").name != name
+    monkeypatch.setitem(P.LARK_OPTIONS, "start", P.START_RULES)
+    monkeypatch.setitem(P.LARK_OPTIONS, "maybe_placeholders", False)
+    assert shipped_tables_path(grammar, "1").name != name
+
+
 def test_damaged_parser_tables_are_built_anew(tmp_path, monkeypatch):
     """Damaged shipped tables are not trusted: the parser is built from the grammar, as
     with a Lark other than the one that made them (whose tables are not even looked for)."""
