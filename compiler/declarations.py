@@ -25,10 +25,16 @@ EXPRESSION_KEYWORDS = frozenset({"act", "all", "choose", "count", "create", "eac
 
 
 def keyword_name(name: str, span, diags: list) -> bool:
-    """Report a declared name that the grammar would read as a keyword; True if it is one."""
+    """Report a declared name (a local, a parameter) no value may take; True if it is one."""
     if name in EXPRESSION_KEYWORDS:
         diags.append(Diagnostic("E0405", f"'{name}' is a reserved word and cannot name a value", span,
                                 "it starts an expression, so the name could never be read; choose another name"))
+        return True
+    if name == "event":
+        # 'event.x = ...' must always mean a handler adjusting its own event: that is
+        # what lets the compiler tell a question from a change (compiler/purity.py).
+        diags.append(Diagnostic("E0405", "'event' is reserved: inside a handler it names the event handled",
+                                span, "choose another name"))
         return True
     return False
 

@@ -120,7 +120,9 @@ class Inlining:
         else:
             # A function that only reads the game is called through the memo: the VM
             # reuses its result for the same arguments until anything in the game changes.
-            call = O.CALL_MEMO if fn_reads_only(self.syms, fn.name) else O.CALL
+            # Not one that gives an event record: its caller may change the record's fields.
+            memo = fn_reads_only(self.syms, fn.name) and "event:" not in fn.ret
+            call = O.CALL_MEMO if memo else O.CALL
             self.emit(call, (fn.index, len(e.args)))
             if jump is not None:
                 when, jumps = jump

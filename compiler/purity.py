@@ -62,18 +62,18 @@ def _analyse(syms) -> dict:
         if fn.ret is None:
             why[node] = "is a procedure"
             continue
-        direct, edges[node] = _body_effects(syms, fn.decl.body)
+        reached = edges[node] = []
+        direct = _block_effects(syms, fn.decl.body, {param for param, _ in fn.params}, reached)
         if direct is not None:
             why[node] = direct
     for event, handlers in syms.handlers.items():
         node = ("event", event)
-        edges[node] = []
+        reached = edges[node] = []
         for h in (info.decl for info in handlers):
-            direct, more = _body_effects(syms, [h.when, h.body])
+            direct = _effects(syms, h.when, reached) or _block_effects(syms, h.body, set(), reached)
             if direct is not None:
                 why[node] = f"has a handler ({h.span.file}:{h.span.line}) that {direct}"
                 break
-            edges[node] += [n for n in more if n not in edges[node]]
     changed = True
     while changed:
         changed = False
@@ -90,32 +90,59 @@ def _analyse(syms) -> dict:
     return {name: reason for (kind, name), reason in why.items() if kind == "fn"}  # procedures too
 
 
-def _body_effects(syms, body) -> tuple:
-    """(what the body itself does to the game or None, the fns and events it reaches)."""
-    reached: list = []
-    for n in A.walk(body):
+def _block_effects(syms, stmts: list, outer: set, reached: list) -> Optional[str]:
+    """What a block does to the game itself (None: nothing), noting in `reached` the fns and
+    events it calls or emits. `outer` are the locals seen here: a local may shadow a global,
+    and assigning it changes nothing outside; a block's lets end with the block."""
+    local = set(outer)
+    for s in stmts:
+        if isinstance(s, A.If):
+            for cond, body in s.branches:
+                why = _effects(syms, cond, reached) or _block_effects(syms, body, local, reached)
+                if why:
+                    return why
+            why = _block_effects(syms, s.orelse or [], local, reached)
+        elif isinstance(s, A.For):
+            why = _effects(syms, s.source, reached) or _block_effects(syms, s.body, local | {s.var}, reached)
+        elif isinstance(s, A.Repeat):
+            why = _effects(syms, s.count, reached) or _block_effects(syms, s.body, local, reached)
+        elif isinstance(s, A.While):
+            why = _effects(syms, s.cond, reached) or _block_effects(syms, s.body, local, reached)
+        elif isinstance(s, A.Assign) and _assigns_game_state(syms, s.target, local):
+            target = s.target.name if isinstance(s.target, (A.Name, A.Field)) else "a value"
+            why = f"assigns '{target}'"
+        else:
+            why = _effects(syms, s, reached)  # any other statement holds no block of its own
+            if isinstance(s, A.Let):
+                local.add(s.name)
+        if why:
+            return why
+    return None
+
+
+def _effects(syms, node, reached: list) -> Optional[str]:
+    """What an expression, or a statement without blocks, does to the game (None: nothing),
+    noting the fns and events it reaches."""
+    for n in A.walk(node):
         reason = _CHANGES.get(type(n))
         if reason is not None:
-            return reason, reached
-        if isinstance(n, A.Assign) and not _assigns_own_data(syms, n):
-            target = n.target.name if isinstance(n.target, (A.Name, A.Field)) else "a value"
-            return f"assigns '{target}'", reached
-        node = None
+            return reason
+        target = None
         if isinstance(n, A.Call):
             if n.name in RANDOM_BUILTINS:
-                return f"draws a random number ('{n.name}')", reached
+                return f"draws a random number ('{n.name}')"
             if n.name in syms.functions:
-                node = ("fn", n.name)
+                target = ("fn", n.name)
         elif isinstance(n, A.Emit):
-            node = ("event", n.event)
-        if node is not None and node not in reached:
-            reached.append(node)
-    return None, reached
+            target = ("event", n.event)
+        if target is not None and target not in reached:
+            reached.append(target)
+    return None
 
 
-def _assigns_own_data(syms, n: A.Assign) -> bool:
-    """A local, or a field of the event a handler runs for: nothing outside changes."""
-    t = n.target
-    if isinstance(t, A.Name):
-        return t.name not in syms.globals
-    return isinstance(t, A.Field) and isinstance(t.obj, A.Name) and t.obj.name == "event"
+def _assigns_game_state(syms, target, local: set) -> bool:
+    """A global, a thing's or player's variable: yes. A local, or a field of the event a
+    handler runs for ('event' can name nothing else): no."""
+    if isinstance(target, A.Name):
+        return target.name not in local and target.name in syms.globals
+    return not (isinstance(target, A.Field) and isinstance(target.obj, A.Name) and target.obj.name == "event")

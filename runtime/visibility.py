@@ -49,7 +49,11 @@ class SeatView:
             return vm.call(fn_index, args)
         finally:
             world.zones[:] = saved
-            vm.memo = game_memo  # untouched: the masked run wrote only to the view's memo
+            vm.memo = game_memo
+            # Emptied all the same: the masked run wrote only to the view's memo and, being a
+            # question, changed nothing; were a change ever to slip past the checker, it would
+            # have cleared the view's memo, not this one, which would then be stale.
+            game_memo.clear()
 
 
 def _masked(zone_or_seats, seat: int, copies: dict):

@@ -221,6 +221,33 @@ def test_a_fn_that_narrates_runs_at_every_call(tmp_path, engine):
     assert said(match) == ["noting 1", "noting 1", "2 2"]
 
 
+@pytest.mark.parametrize("engine", ["interp", "fast"])
+def test_a_fn_giving_an_event_record_gives_a_fresh_one_each_call(tmp_path, engine):
+    """Emitting an event whose handlers only adjust it is a question, so such a fn only reads;
+    yet it is not remembered: the caller may change the record it gets."""
+    write_pack(tmp_path, {"main.rune": """
+        event bonus(player: player, amount: int)
+        on bonus { event.amount += 1 }
+        fn mk(p: player) -> bonus {
+          let e = emit bonus(player: p, amount: 1)
+          for i in [1] { }
+          return e
+        }
+        proc play() {
+          let x = mk(players[0])
+          let y = mk(players[0])
+          x.amount += 5
+          log "x={x.amount} y={y.amount}"
+        }
+        fn score(p: player) -> int { return 0 }
+        """})
+    prog, diags, _ = compile_pack(str(tmp_path))
+    assert prog is not None, diags
+    match = Match(prog, [FirstAgent()], 1, resolve_options(prog, {}), 1, record=True, engine=engine)
+    match.run()
+    assert said(match) == ["x=7 y=2"]
+
+
 def test_decisions_suspend_and_resume_with_scripted_answers():
     agents = [ScriptedAgent(["green", "grab(n=3)"]), ScriptedAgent([2, "pass"])]
     result, match = run("decisions", agents)
