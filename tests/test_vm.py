@@ -49,6 +49,21 @@ def said(match) -> list[str]:
     return [e["text"] for e in match.events if e["type"] == "say"]
 
 
+def narration(prog, engine: str) -> list[str]:
+    """What a one-player match of `prog` says, played by the first-option agent on `engine`."""
+    match = Match(prog, [FirstAgent()], 1, resolve_options(prog, {}), 1, record=True, engine=engine)
+    match.run()
+    return said(match)
+
+
+def narration_of_source(folder: Path, source: str, engine: str) -> list[str]:
+    """The same for a one-file pack written into `folder`."""
+    write_pack(folder, {"main.rune": source})
+    prog, diags, _ = compile_pack(str(folder))
+    assert prog is not None, diags
+    return narration(prog, engine)
+
+
 def lines_by_label(match) -> dict[str, str]:
     """'label rest of line' -> {label: rest}, for packs that narrate one result per line."""
     out = {}
@@ -191,18 +206,15 @@ def test_a_guard_sees_a_variable_changed_earlier_in_its_chain(engine):
     """Handlers guarded by `plays(event.who, ROLE)` form one chain of guards on the role:
     the mage's handler makes the player a thief, so the thief's guard, later in the same
     chain, must see it."""
-    prog = program("switches")
-    match = Match(prog, [FirstAgent()], 1, resolve_options(prog, {}), 1, record=True, engine=engine)
-    match.run()
-    assert said(match) == ["after the event: knight, mage, thief",
-                           "after the turns: knight, mage, thief, steal, pray"]
+    assert narration(program("switches"), engine) == ["after the event: knight, mage, thief",
+                                                       "after the turns: knight, mage, thief, steal, pray"]
 
 
 @pytest.mark.parametrize("engine", ["interp", "fast"])
 def test_a_fn_that_narrates_runs_at_every_call(tmp_path, engine):
     """Read-only fns are remembered until the game changes (CALL_MEMO); one that writes
     narration is not, or its second call, with nothing changed between, would say nothing."""
-    write_pack(tmp_path, {"main.rune": """
+    said_lines = narration_of_source(tmp_path, """
         fn noted(x: int) -> int {
           log "noting {x}"
           return x + 1
@@ -213,19 +225,15 @@ def test_a_fn_that_narrates_runs_at_every_call(tmp_path, engine):
           log "{a} {b}"
         }
         fn score(p: player) -> int { return 0 }
-        """})
-    prog, diags, _ = compile_pack(str(tmp_path))
-    assert prog is not None, diags
-    match = Match(prog, [FirstAgent()], 1, resolve_options(prog, {}), 1, record=True, engine=engine)
-    match.run()
-    assert said(match) == ["noting 1", "noting 1", "2 2"]
+        """, engine)
+    assert said_lines == ["noting 1", "noting 1", "2 2"]
 
 
 @pytest.mark.parametrize("engine", ["interp", "fast"])
 def test_a_fn_giving_an_event_record_gives_a_fresh_one_each_call(tmp_path, engine):
     """Emitting an event whose handlers only adjust it is a question, so such a fn only reads;
     yet it is not remembered: the caller may change the record it gets."""
-    write_pack(tmp_path, {"main.rune": """
+    said_lines = narration_of_source(tmp_path, """
         event bonus(player: player, amount: int)
         on bonus { event.amount += 1 }
         fn mk(p: player) -> bonus {
@@ -240,12 +248,8 @@ def test_a_fn_giving_an_event_record_gives_a_fresh_one_each_call(tmp_path, engin
           log "x={x.amount} y={y.amount}"
         }
         fn score(p: player) -> int { return 0 }
-        """})
-    prog, diags, _ = compile_pack(str(tmp_path))
-    assert prog is not None, diags
-    match = Match(prog, [FirstAgent()], 1, resolve_options(prog, {}), 1, record=True, engine=engine)
-    match.run()
-    assert said(match) == ["x=7 y=2"]
+        """, engine)
+    assert said_lines == ["x=7 y=2"]
 
 
 def test_decisions_suspend_and_resume_with_scripted_answers():
