@@ -14,6 +14,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from lark import Lark, Token, Transformer, Tree, v_args
+from lark import __version__ as LARK_VERSION
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError
 
 from . import ast as A
@@ -57,10 +58,9 @@ def build_parser(strict: bool = False, cache: bool = True) -> Lark:
         if shipped is not None:
             return shipped
         from runebook.paths import cache_dir
-        cache_path = str(cache_dir() / f"grammar-{_grammar_digest(grammar)}.lark")
+        cache_path = str(cache_dir() / f"grammar-{_tables_digest(grammar)}.lark")
     with _terminal_overlap_check(strict):
         return Lark(grammar, **LARK_OPTIONS, postlex=_BracketNewlines(), strict=strict, cache=cache_path)
-
 
 
 # Building the LALR tables takes ~0.25 s, a quarter of a cold start, so the package ships
@@ -72,19 +72,19 @@ def build_parser(strict: bool = False, cache: bool = True) -> Lark:
 SHIPPED_TABLES = Path(__file__).with_name("tables")
 
 
-def _grammar_digest(grammar: str) -> str:
+def _tables_digest(grammar: str) -> str:
+    """Of the grammar and everything else that shapes its tables."""
     settings = repr((sorted(LARK_OPTIONS.items()), _BracketNewlines.always_accept))
     return hashlib.sha256((grammar + settings).encode()).hexdigest()[:16]
 
 
 def shipped_tables_path(grammar: str, lark_version: str) -> Path:
-    return SHIPPED_TABLES / f"grammar-{_grammar_digest(grammar)}-lark-{lark_version}.tables"
+    return SHIPPED_TABLES / f"grammar-{_tables_digest(grammar)}-lark-{lark_version}.tables"
 
 
 def load_shipped_tables(grammar: str) -> Lark | None:
     """The parser from the shipped tables, or None when there are none for this grammar and Lark."""
-    import lark
-    path = shipped_tables_path(grammar, lark.__version__)
+    path = shipped_tables_path(grammar, LARK_VERSION)
     try:
         with path.open("rb") as f:
             return Lark.load(f)
@@ -94,12 +94,11 @@ def load_shipped_tables(grammar: str) -> Lark | None:
 
 def write_shipped_tables() -> Path:
     """Build the tables into the package for the current grammar and Lark, replacing old ones."""
-    import lark
     grammar = GRAMMAR_PATH.read_text()
     SHIPPED_TABLES.mkdir(exist_ok=True)
     for old in SHIPPED_TABLES.glob("grammar-*.tables"):
         old.unlink()
-    path = shipped_tables_path(grammar, lark.__version__)
+    path = shipped_tables_path(grammar, LARK_VERSION)
     with path.open("wb") as f:
         build_parser(cache=False).save(f)
     return path
