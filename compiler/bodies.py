@@ -53,7 +53,9 @@ class BodyCompiler:
         for fn in syms.functions.values():
             fn.index, n = n, n + 1
         for act in syms.actions.values():
-            act.body_fn, act.enum_fn, n = n, n + 1, n + 2
+            act.body_fn, n = n, n + 1
+            if act.params:  # an action without parameters is offered by its act site itself
+                act.enum_fn, n = n, n + 1
         for hs in syms.handlers.values():
             for h in hs:
                 h.fn_index, n = n, n + 1
@@ -62,7 +64,9 @@ class BodyCompiler:
             self.functions[fn.index] = self._function(fn)
         for act in syms.actions.values():
             self.functions[act.body_fn] = self._action_body(act)
-            self.functions[act.enum_fn] = self._action_options(act)
+            enumerator = self._action_options(act)  # also where the requirements are checked
+            if act.params:
+                self.functions[act.enum_fn] = enumerator
         for event, hs in syms.handlers.items():
             for h in hs:
                 self.functions[h.fn_index] = self._handler(event, h)

@@ -57,7 +57,7 @@ class Action:
     groups: list
     params: list          # parameter names, for labels
     body: int             # function index: (actor, *params) -> action name
-    enumerate: int        # function index: (actor) -> list of options
+    enumerate: int        # function index: (actor) -> list of options; -1 without parameters (the act site offers it)
 
 
 @dataclass(slots=True)
