@@ -74,14 +74,12 @@ class Match:
         vm.start(program.entry_points["play"])
         decision = vm.run()
         agents = self.agents
-        # A view masks others' private zones once per decision; without private zones it
-        # holds nothing that changes, so each seat keeps one.
-        views = None if world.has_private else [SeatView(vm, world, seat) for seat in range(self.n_players)]
+        views = [SeatView(vm, world, seat) for seat in range(self.n_players)]
         while decision is not None:
-            if world.narration:
-                self._flush_narration()
+            self._flush_narration()
             seat = decision.player.seat
-            view = views[seat] if views else SeatView(vm, world, seat)
+            view = views[seat]
+            view._new_decision()
             index = agents[seat].choose(decision, view)
             self.decisions += 1
             if self.record:

@@ -18,10 +18,10 @@ from .world import HiddenThing, Thing, Zone
 
 
 class SeatView:
-    """One seat's view for one decision: the game does not change while its agent
-    decides, so the masked zones are made once, at the first rating, and what the
-    ratings' read-only functions answered is remembered for the rest of the decision
-    in the view's own memo (the game's memo saw the unmasked zones)."""
+    """One seat's view, told of each of its decisions: the game does not change while its
+    agent decides, so the masked zones are made once per decision, at the first rating,
+    and what the ratings' read-only functions answered is remembered for the rest of the
+    decision in the view's own memo (the game's memo saw the unmasked zones)."""
     __slots__ = ("seat", "_vm", "_world", "_masked", "_memo", "call")
 
     def __init__(self, vm, world, seat: int):
@@ -33,6 +33,12 @@ class SeatView:
         # call(fn_index, args): run a pack function (a rating) seeing only what this seat
         # may see; without private zones that is the whole game, so the VM's own call.
         self.call = self._masked_call if world.has_private else vm.call
+
+    def _new_decision(self) -> None:
+        """Forget the last decision's masked zones and answers: the game has moved on.
+        (Called by the match; not part of what an agent sees.)"""
+        self._masked = None
+        self._memo.clear()
 
     def labels(self, decision) -> list[str]:
         """The readable labels of a decision's options (the seat's own decision)."""
