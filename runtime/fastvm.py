@@ -23,8 +23,8 @@ from typing import Optional
 from .builtins import BUILTINS, ScriptFault
 from .scripting import (CALL_BUDGET, DEFAULT_BUDGET, SCRIPT_FAILURES, Decision, OutOfSteps, ScriptError,
                         divide_down, divide_up, index_item, no_choice_here, no_player, not_an_entry, remainder,
-                        script_error, too_deep)
-from .world import Event, World, Zone, check_nesting, owner_of
+                        check_nesting, script_error, too_deep)
+from .world import Event, World, Zone, owner_of
 
 _MISS = object()
 
@@ -197,7 +197,7 @@ def _cached_module(program) -> FastModule:
 # ------------------------------------------------------------------ the VM
 # Python frames a match on the fast path may need above the point it starts: each
 # script call is a Python call (up to 200 deep, generators adding a frame each), and
-# comparing or narrating a value recurses up to MAX_NESTING levels (a few frames each).
+# comparing or narrating a value recurses up to scripting.MAX_NESTING levels (a few frames each).
 PYTHON_HEADROOM = 1000
 
 

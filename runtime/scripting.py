@@ -11,6 +11,7 @@ from .builtins import ScriptFault
 DEFAULT_BUDGET = 5_000_000   # steps for a whole match script
 CALL_BUDGET = 200_000        # steps for one score, title or rating call
 MAX_DEPTH = 200              # scripts calling each other
+MAX_NESTING = 64             # lists inside lists: a bound of the language (docs/language.md, Limits)
 
 
 class ScriptError(Exception):
@@ -113,3 +114,20 @@ def _explain(err: Exception) -> str:
     if "NoneType" in text:
         return "a value was 'none' where a thing, player or number was needed"
     return f"invalid operation: {text}"
+
+
+def check_nesting(value):
+    """Fail when a list is nested more than MAX_NESTING deep; give the value back.
+
+    Comparing, hashing and narrating nested lists recurse in Python: with a bound
+    well below Python's recursion limit they never depend on how much stack is left.
+    """
+    level, frontier = 1, [value]
+    while frontier:
+        deeper = [v for x in frontier for v in x if type(v) is tuple or type(v) is list]
+        if deeper:
+            level += 1
+            if level > MAX_NESTING:
+                raise ScriptFault(f"a list is nested more than {MAX_NESTING} deep")
+        frontier = deeper
+    return value

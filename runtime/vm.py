@@ -25,8 +25,8 @@ from typing import Optional
 from .builtins import BUILTINS, ScriptFault
 from .scripting import (CALL_BUDGET, DEFAULT_BUDGET, MAX_DEPTH, SCRIPT_FAILURES, Decision, OutOfSteps, ScriptError,
                         divide_down, divide_up, index_item, no_choice_here, no_player, not_an_entry, remainder,
-                        script_error, too_deep)
-from .world import Event, World, Zone, check_nesting, owner_of
+                        check_nesting, script_error, too_deep)
+from .world import Event, World, Zone, owner_of
 
 class Frame:
     __slots__ = ("fn", "pc", "locals", "stack", "memo_key")

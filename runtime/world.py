@@ -14,26 +14,6 @@ from collections import deque
 from .builtins import ScriptFault
 
 
-MAX_NESTING = 64  # lists inside lists: a bound of the language (docs/language.md, Limits)
-
-
-def check_nesting(value):
-    """Fail when a list is nested more than MAX_NESTING deep; give the value back.
-
-    Comparing, hashing and narrating nested lists recurse in Python: with a bound
-    well below Python's recursion limit they never depend on how much stack is left.
-    """
-    level, frontier = 1, [value]
-    while frontier:
-        deeper = [v for x in frontier for v in x if type(v) is tuple or type(v) is list]
-        if deeper:
-            level += 1
-            if level > MAX_NESTING:
-                raise ScriptFault(f"a list is nested more than {MAX_NESTING} deep")
-        frontier = deeper
-    return value
-
-
 def owner_of(thing):
     """The player owning the zone a thing is in, or none."""
     zone = thing.zone
