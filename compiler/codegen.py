@@ -79,9 +79,7 @@ class FunctionCompiler(Expressions, Inlining):
 
     def patch(self, at: int, target: Optional[int] = None):
         op, arg = self.code[at]
-        target = self.here() if target is None else target
-        # Jumps with a tuple operand keep their target last.
-        self.code[at] = (op, (*arg[:-1], target) if isinstance(arg, tuple) else target)
+        self.code[at] = (op, O.with_jump_target(op, arg, self.here() if target is None else target))
 
     def declare(self, name: str, type_: str, span: Optional[Span] = None) -> int:
         if span is not None:

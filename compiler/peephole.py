@@ -26,12 +26,6 @@ _PAIRS = {
     (O.LOAD_LOCAL, O.EVENT_FIELD): lambda a, b: (O.LOCAL_EVENT_FIELD, (a, b)),
 }
 
-def _retarget(op, arg, new):
-    slot = O.JUMP_TARGET[op]
-    if slot is None:
-        return new
-    return tuple(new if i == slot else v for i, v in enumerate(arg))
-
 
 def _thread_jumps(code: list) -> list:
     """A jump to an unconditional JUMP goes straight to that JUMP's target.
@@ -49,7 +43,7 @@ def _thread_jumps(code: list) -> list:
                 break
             t = nxt
         return t
-    return [(op, _retarget(op, arg, final(i, O.jump_target(op, arg)))) if op in O.JUMP_TARGET and op not in _LOOPS
+    return [(op, O.with_jump_target(op, arg, final(i, O.jump_target(op, arg)))) if op in O.JUMP_TARGET and op not in _LOOPS
             else (op, arg) for i, (op, arg) in enumerate(code)]
 
 
@@ -135,6 +129,6 @@ def _fuse_once(code: list, columns: tuple) -> tuple[list, tuple]:
             dst.append(src[i])
         i += 1
     where[len(code)] = len(out)
-    fixed = [(op, _retarget(op, arg, where[O.jump_target(op, arg)])) if op in O.JUMP_TARGET else (op, arg)
+    fixed = [(op, O.with_jump_target(op, arg, where[O.jump_target(op, arg)])) if op in O.JUMP_TARGET else (op, arg)
              for op, arg in out]
     return fixed, out_columns

@@ -145,6 +145,12 @@ def jump_target(op: int, arg):
     slot = JUMP_TARGET[op]
     return arg if slot is None else arg[slot]
 
+
+def with_jump_target(op: int, arg, target: int):
+    """The operand of a jumping instruction (one of JUMP_TARGET) made to go to `target`."""
+    slot = JUMP_TARGET[op]
+    return target if slot is None else (*arg[:slot], target, *arg[slot + 1:])
+
 # Compiled code stores opcode numbers and builtin numbers: a compiled file is only
 # valid for the opcode table and builtin registry it was made with, so its stamp
 # includes this digest of both.
