@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
@@ -40,10 +41,11 @@ class PackSource:
     def add_sources(self, paths: list) -> None:
         """Append source files in order, each once."""
         known = {p for _, p in self.sources}
+        shown_from = self.root.resolve().parent
         for p in paths:
             if p not in known:
                 known.add(p)
-                self.sources.append((_display(p, self.root), p))
+                self.sources.append((_display(p, shown_from), p))
 
 
 def _files(root: Path, pattern: str) -> list:
@@ -86,9 +88,10 @@ def find_pack(name_or_path: str) -> Path:
                                    "or give a folder holding a pack.yaml")])
 
 
-def _display(path: Path, root: Path) -> str:
+def _display(path: Path, shown_from: Path) -> str:
+    """How diagnostics name a file: relative to the folder holding its pack (resolved)."""
     try:
-        return str(path.resolve().relative_to(root.resolve().parent))
+        return str(path.resolve().relative_to(shown_from))
     except ValueError:
         return str(path)
 
@@ -99,7 +102,7 @@ def read_pack(root: Path, diags: list, _stack: tuple = (), check: bool = True) -
     (and its import) for the warm path, whose cache key covers the manifest's bytes."""
     from runebook.dsl.yaml_load import load_yaml, locate
 
-    mfile = _display(root / MANIFEST, root)
+    mfile = _display(root / MANIFEST, root.resolve().parent)
     try:
         manifest = load_yaml(root / MANIFEST, mfile)
     except ContentError as err:
@@ -281,22 +284,30 @@ def _remembered_pack(root: Path) -> Optional[PackSource]:
     if not key.is_file():
         return None
     entry = json.loads(key.read_text())
-    pack = PackSource(root, {"name": entry["name"]}, _display(root / MANIFEST, root))
+    pack = PackSource(root, {"name": entry["name"]}, _display(root / MANIFEST, root.resolve().parent))
     for pattern in entry["sources"]:
         pack.add_sources(_files(root, pattern))
     return pack
 
 
-def _cache_file(name: str, phash: str) -> Path:
-    from runebook.paths import cache_dir, code_digest
+def _cache_key(name: str, phash: str) -> str:
+    """Names exactly one bytecode: the pack's bytes, the engine, its opcodes and the
+    compiler's own source (a changed compiler compiles anew). A backend may cache what
+    it derives from the program under this key."""
+    from runebook.paths import code_digest
     from runebook.runtime.opcodes import TABLE_DIGEST
-    folder = cache_dir() / "packs"
-    folder.mkdir(parents=True, exist_ok=True)
-    # The compiler's own source is part of the key: a changed compiler compiles anew.
     here = Path(__file__).parent
     dsl = here.parent / "dsl"
     sources = sorted(here.glob("*.py")) + sorted(dsl.glob("*.py")) + [dsl / "runebook.lark"]
-    return folder / f"{name}-{phash[:20]}-{ENGINE_VERSION}-{TABLE_DIGEST}-{code_digest(*sources)}.json"
+    return f"{name}-{phash[:20]}-{ENGINE_VERSION}-{TABLE_DIGEST}-{code_digest(*sources)}"
+
+
+def _cache_file(key: str) -> Path:
+    from runebook.paths import cache_dir
+    folder = cache_dir() / "packs"
+    folder.mkdir(parents=True, exist_ok=True)
+    # Marshalled: readable only by the Python version that wrote it, hence its tag.
+    return folder / f"{key}-{sys.implementation.cache_tag}.marshal"
 
 
 def load_program(name_or_path: str, use_cache: bool = True):
@@ -312,13 +323,12 @@ def load_program(name_or_path: str, use_cache: bool = True):
             quick = _remembered_pack(root)
             if quick is not None:
                 phash = pack_hash(quick)
-                cached = _cache_file(quick.name, phash)
+                key = _cache_key(quick.name, phash)
+                cached = _cache_file(key)
                 if cached.is_file():
-                    program = Program.from_json(cached.read_text(), expect_engine=ENGINE_VERSION)
+                    program = Program.from_cache_bytes(cached.read_bytes(), expect_engine=ENGINE_VERSION)
                     if program.pack_hash == phash:
-                        # Names exactly this bytecode (pack, engine, opcodes and compiler): a
-                        # backend may cache what it derives from the program under this key.
-                        program.runtime_cache["cache_key"] = cached.stem
+                        program.runtime_cache["cache_key"] = key
                         return program
         except Exception:  # noqa: BLE001 - a damaged entry or odd manifest: compile properly below
             pass
@@ -326,15 +336,16 @@ def load_program(name_or_path: str, use_cache: bool = True):
     pack, phash = read_and_hash(root, diags)
     if use_cache:
         _remember_pack(pack)
-    cached = _cache_file(pack.name, phash) if use_cache else None
     program, _, _ = compile_source(pack, diags, phash)
     if program is None:
         raise ContentError([d for d in diags if d.severity == "error"] or diags)
-    if cached is not None:
-        program.runtime_cache["cache_key"] = cached.stem
+    if use_cache:
+        key = _cache_key(pack.name, phash)
+        cached = _cache_file(key)
+        program.runtime_cache["cache_key"] = key
         tmp = cached.with_suffix(f".{os.getpid()}.tmp")
         try:
-            tmp.write_text(program.to_json())
+            tmp.write_bytes(program.to_cache_bytes())
             os.replace(tmp, cached)
         except OSError:
             pass  # caching is an optimisation; a read-only disk must not break play

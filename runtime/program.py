@@ -1,12 +1,14 @@
 """A compiled pack: everything the runtime needs, and nothing of the source.
 
 It serialises to a versioned JSON file stamped with the engine version and
-the pack's content hash (see to_json/from_json). Loading a damaged or foreign
-file raises ProgramFormatError, which the CLI reports as a diagnostic.
+the pack's content hash (see to_json/from_json), and, for the per-user cache, to
+the same content marshalled (to_cache_bytes/from_cache_bytes). Loading a damaged
+or foreign file raises ProgramFormatError, which the CLI reports as a diagnostic.
 """
 from __future__ import annotations
 
 import json
+import marshal
 from dataclasses import dataclass, field, fields
 from typing import Any
 
@@ -99,25 +101,40 @@ class Program:
             setattr(self, name, value)
 
     def to_json(self) -> str:
-        data = {
+        """The compiled-pack file `runebook compile` writes: JSON, with tuples and
+        SWITCH tables tagged (JSON has neither tuples nor keys other than texts)."""
+        data = self._data()
+        for name in ("options", "globals", "player_vars", "thing_vars", "entries"):
+            data[name] = _enc(data[name])
+        data["functions"] = [{**f, "code": [[op, _enc_arg(arg)] for op, arg in f["code"]]}
+                             for f in data["functions"]]
+        data["policies"] = {name: {"action": {str(k): v for k, v in p["action"].items()},
+                                   "choice": p["choice"]} for name, p in data["policies"].items()}
+        return json.dumps(data, separators=(",", ":"))
+
+    def to_cache_bytes(self) -> bytes:
+        """The same content marshalled, for the per-user cache: read back in a fifth of
+        the time JSON takes (warm start-up), but only by the Python version that wrote it."""
+        return marshal.dumps(self._data())
+
+    def _data(self) -> dict:
+        return {
             "format": FORMAT, "format_version": FORMAT_VERSION, "opcodes": TABLE_DIGEST,
             "engine_version": self.engine_version, "pack_hash": self.pack_hash,
             "name": self.name, "title": self.title, "pack_version": self.pack_version,
-            "players": self.players, "options": _enc(self.options), "zones": self.zones,
-            "globals": _enc(self.globals), "player_vars": _enc(self.player_vars),
-            "thing_vars": _enc(self.thing_vars), "dice": self.dice, "entries": _enc(self.entries),
+            "players": self.players, "options": self.options, "zones": self.zones,
+            "globals": self.globals, "player_vars": self.player_vars,
+            "thing_vars": self.thing_vars, "dice": self.dice, "entries": self.entries,
             "kinds": self.kinds,
             "functions": [{"name": f.name, "nparams": f.nparams, "nlocals": f.nlocals,
-                           "code": [[op, _enc_arg(arg)] for op, arg in f.code], "lines": f.lines,
-                           "file": f.file, "local_names": f.local_names,
-                           "origins": f.origins, "inlined": f.inlined} for f in self.functions],
+                           "code": f.code, "lines": f.lines, "file": f.file,
+                           "local_names": f.local_names, "origins": f.origins, "inlined": f.inlined}
+                          for f in self.functions],
             "entry_points": self.entry_points,
             "actions": [[a.name, a.groups, a.params, a.body, a.enumerate] for a in self.actions],
             "groups": self.groups,
-            "policies": {name: {"action": {str(k): v for k, v in p["action"].items()},
-                                "choice": p["choice"]} for name, p in self.policies.items()},
+            "policies": self.policies,
         }
-        return json.dumps(data, separators=(",", ":"))
 
     @classmethod
     def from_json(cls, text: str, expect_engine: str | None = None) -> "Program":
@@ -125,36 +142,60 @@ class Program:
             data = json.loads(text)
         except (ValueError, UnicodeDecodeError) as err:
             raise ProgramFormatError(f"not a compiled pack (invalid JSON: {err})") from None
-        if not isinstance(data, dict) or data.get("format") != FORMAT:
-            raise ProgramFormatError("not a compiled runebook pack (missing format stamp)")
-        if data.get("format_version") != FORMAT_VERSION:
-            raise ProgramFormatError(f"compiled with format {data.get('format_version')}, "
-                                     f"this engine reads format {FORMAT_VERSION}")
-        if data.get("opcodes") != TABLE_DIGEST:
-            raise ProgramFormatError("compiled with a different opcode table or builtin registry; compile the pack again")
-        if expect_engine is not None and data.get("engine_version") != expect_engine:
-            raise ProgramFormatError(f"compiled by engine {data.get('engine_version')}, this is {expect_engine}")
+        _check_stamps(data, expect_engine)
+        try:
+            for name in ("options", "globals", "player_vars", "thing_vars", "entries"):
+                data[name] = _dec(data[name])
+            data["dice"] = {k: tuple(v) for k, v in data["dice"].items()}
+            for f in data["functions"]:
+                f["code"] = [(op, _dec_arg(arg)) for op, arg in f["code"]]
+            data["policies"] = {name: {"action": {int(k): v for k, v in p["action"].items()},
+                                       "choice": p["choice"]} for name, p in data["policies"].items()}
+        except (KeyError, TypeError, ValueError, IndexError, AttributeError) as err:
+            raise ProgramFormatError(f"compiled pack is damaged ({type(err).__name__}: {err})") from None
+        return cls._build(data)
+
+    @classmethod
+    def from_cache_bytes(cls, blob: bytes, expect_engine: str | None = None) -> "Program":
+        try:
+            data = marshal.loads(blob)
+        except (EOFError, ValueError, TypeError) as err:
+            raise ProgramFormatError(f"not a cached compiled pack ({err})") from None
+        _check_stamps(data, expect_engine)
+        return cls._build(data)
+
+    @classmethod
+    def _build(cls, data: dict) -> "Program":
         try:
             return cls(
                 name=data["name"], title=data["title"], pack_version=data["pack_version"],
                 engine_version=data["engine_version"], pack_hash=data["pack_hash"],
-                players=data["players"], options=_dec(data["options"]), zones=data["zones"],
-                globals=_dec(data["globals"]), player_vars=_dec(data["player_vars"]),
-                thing_vars=_dec(data["thing_vars"]),
-                dice={k: tuple(v) for k, v in data["dice"].items()},
-                entries=_dec(data["entries"]), kinds=data["kinds"],
-                functions=[Function(f["name"], f["nparams"], f["nlocals"],
-                                    [(op, _dec_arg(arg)) for op, arg in f["code"]], f["lines"],
+                players=data["players"], options=data["options"], zones=data["zones"],
+                globals=data["globals"], player_vars=data["player_vars"],
+                thing_vars=data["thing_vars"], dice=data["dice"], entries=data["entries"],
+                kinds=data["kinds"],
+                functions=[Function(f["name"], f["nparams"], f["nlocals"], f["code"], f["lines"],
                                     f["file"], f["local_names"], f["origins"], f["inlined"])
                            for f in data["functions"]],
                 entry_points=data["entry_points"],
                 actions=[Action(*row) for row in data["actions"]],
-                groups=data["groups"],
-                policies={name: {"action": {int(k): v for k, v in p["action"].items()},
-                                 "choice": p["choice"]} for name, p in data["policies"].items()},
+                groups=data["groups"], policies=data["policies"],
             )
         except (KeyError, TypeError, ValueError, IndexError, AttributeError) as err:
             raise ProgramFormatError(f"compiled pack is damaged ({type(err).__name__}: {err})") from None
+
+
+def _check_stamps(data, expect_engine: str | None) -> None:
+    """Refuse what is not a compiled pack, or one this engine must not run."""
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        raise ProgramFormatError("not a compiled runebook pack (missing format stamp)")
+    if data.get("format_version") != FORMAT_VERSION:
+        raise ProgramFormatError(f"compiled with format {data.get('format_version')}, "
+                                 f"this engine reads format {FORMAT_VERSION}")
+    if data.get("opcodes") != TABLE_DIGEST:
+        raise ProgramFormatError("compiled with a different opcode table or builtin registry; compile the pack again")
+    if expect_engine is not None and data.get("engine_version") != expect_engine:
+        raise ProgramFormatError(f"compiled by engine {data.get('engine_version')}, this is {expect_engine}")
 
 
 # A SWITCH_VAR operand holds a dict keyed by game values (texts, numbers, none):

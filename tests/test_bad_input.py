@@ -7,6 +7,7 @@ of what comes back from compile_pack / load_program / Program.from_json.
 from __future__ import annotations
 
 import json
+import marshal
 from pathlib import Path
 
 import pytest
@@ -293,15 +294,50 @@ def test_damaged_fields_are_refused(compiled_text, key):
     assert not leaks, f"damaged '{key}' escaped as {leaks}"
 
 
+def test_the_cache_format_holds_what_the_file_format_holds(compiled_text):
+    """The per-user cache keeps compiled packs marshalled (faster to read); both
+    forms must give back the same program."""
+    program = Program.from_json(compiled_text)
+    blob = program.to_cache_bytes()
+    assert Program.from_cache_bytes(blob, expect_engine=ENGINE_VERSION).to_json() == compiled_text
+    switches, _, _ = compile_pack(str(PACKS / "switches"))  # SWITCH tables: dicts inside operands
+    assert Program.from_cache_bytes(switches.to_cache_bytes()).to_json() == switches.to_json()
+
+
+def test_damaged_cache_bytes_are_refused(compiled_text):
+    blob = Program.from_json(compiled_text).to_cache_bytes()
+    for n in range(0, len(blob) - 1, max(1, len(blob) // 150)):
+        with pytest.raises(ProgramFormatError):
+            Program.from_cache_bytes(blob[:n])
+    for junk in (b"", b"garbage", marshal.dumps([1, 2]), marshal.dumps({"format": "zip"})):
+        with pytest.raises(ProgramFormatError):
+            Program.from_cache_bytes(junk)
+
+
 def test_damaged_cache_file_is_rebuilt(tmp_path):
     pack = make_pack(tmp_path, main_rune=CONTRACT)
     program = load_program(str(pack))
-    cache = list((tmp_path / "cache" / "packs").glob("broken-*.json"))
+    cache = list((tmp_path / "cache" / "packs").glob("broken-*.marshal"))
     assert len(cache) == 1
-    cache[0].write_text(cache[0].read_text()[:50])
+    cache[0].write_bytes(cache[0].read_bytes()[:50])
     again = load_program(str(pack))
     assert again.pack_hash == program.pack_hash
-    assert Program.from_json(cache[0].read_text()).pack_hash == program.pack_hash
+    assert Program.from_cache_bytes(cache[0].read_bytes()).pack_hash == program.pack_hash
+
+
+def test_code_digest_follows_any_change_to_a_file(tmp_path):
+    """Caches are keyed by the state of the code that made them (size and modification
+    time, as Python checks its .pyc files): an edit, even one keeping the size, is seen."""
+    import os
+    from runebook.paths import code_digest
+    digest = code_digest.__wrapped__  # uncached: the same process sees the edit
+    source = tmp_path / "compiler.py"
+    source.write_text("x = 1\n")
+    os.utime(source, ns=(1_000_000_000, 1_000_000_000))
+    before = digest(source)
+    assert digest(source) == before
+    source.write_text("x = 2\n")  # the same size
+    assert digest(source) != before
 
 
 def test_a_changed_compiler_never_reuses_old_translations(tmp_path, monkeypatch):
