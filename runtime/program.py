@@ -118,6 +118,7 @@ class Program:
         return marshal.dumps(self._data())
 
     def _data(self) -> dict:
+        """Every section with its stamps, as Python holds them (both forms start here)."""
         return {
             "format": FORMAT, "format_version": FORMAT_VERSION, "opcodes": TABLE_DIGEST,
             "engine_version": self.engine_version, "pack_hash": self.pack_hash,
