@@ -98,6 +98,12 @@ class _Suite:
         self.syms = syms
         self.types = types
 
+    def _lift(self, fn) -> int:
+        """A step's log line has a narration function: it joins the pack's functions,
+        which every scenario's copy of the program starts from."""
+        self.program.functions.append(fn)
+        return len(self.program.functions) - 1
+
     def compile_code(self, code: str, file: str, offsets, n_players: int, kind: str, diags: list):
         """Compile statements (kind 'stmts') or a boolean expression ('expect')."""
         from runebook.compiler.codegen import FunctionCompiler
@@ -111,7 +117,7 @@ class _Suite:
             diags.extend(err.diagnostics)
             return None
         fc = FunctionCompiler(self.syms, self.types, diags, f"card test {kind}", file,
-                              ret="bool" if kind == "expect" else None)
+                              ret="bool" if kind == "expect" else None, lift=self._lift)
         fc.line = line0 + 1
         for i in range(n_players):
             fc.declare(f"p{i + 1}", "player")
@@ -212,6 +218,8 @@ def _run_scenario(suite, data, defaults, sc, index, display, lines, diags, engin
         result.failures.append(f"decisions: {err}")
     if agent.used < len(agent.answers):
         result.failures.append(f"{len(agent.answers) - agent.used} scripted decision(s) were never asked for")
+    for err in world.narration_failures:  # narrated and survived in a match, but a bug all the same
+        result.failures.append(f"a log line failed: {err.message} (in {err.function}, {err.file}:{err.line})")
     if world.forced_rolls:
         result.failures.append(f"forced rolls never used: {', '.join(world.forced_rolls)}")
     if world.forced_numbers:

@@ -23,7 +23,7 @@ REFERENCES: dict[str, tuple] = {
     **dict.fromkeys(("PLAYER_VAR", "SET_PLAYER_VAR"), (("player_vars", None),)),
     **dict.fromkeys(("THING_VAR", "SET_THING_VAR"), (("thing_vars", None),)),
     **dict.fromkeys(("ZONE", "ZONE_OF"), (("zones", None),)),
-    **dict.fromkeys(("CALL", "CALL_MEMO"), (("functions", 0),)),
+    **dict.fromkeys(("CALL", "CALL_MEMO", "NARRATE", "NARRATE_TO"), (("functions", 0),)),
     "CALL_BUILTIN": (("builtins", 0),),
     # super-instructions made by the compiler's peephole pass
     **dict.fromkeys(("LOAD_LOCAL2", "STORE_LOAD"), (("locals", 0), ("locals", 1))),

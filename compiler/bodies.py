@@ -79,8 +79,14 @@ class BodyCompiler:
         return self.functions, entry_points, actions, groups, policies
 
     # ---------------------------------------------------------------- bodies
+    def _lift(self, fn) -> int:
+        """Add a function made while compiling a body (a log line's narration): after
+        every declared one, in the order the compiler meets them."""
+        self.functions.append(fn)
+        return len(self.functions) - 1
+
     def _new(self, name, span, **kw) -> FunctionCompiler:
-        fc = FunctionCompiler(self.syms, self.types, self.diags, name, span.file, **kw)
+        fc = FunctionCompiler(self.syms, self.types, self.diags, name, span.file, lift=self._lift, **kw)
         fc.line = span.line
         return fc
 

@@ -11,7 +11,7 @@ statements), expressions.py (one method per expression) and inlining.py
 """
 from __future__ import annotations
 
-from typing import Optional
+from typing import Callable, Optional
 
 from runebook.dsl import ast as A
 from runebook.dsl.diagnostics import Diagnostic, did_you_mean
@@ -40,7 +40,7 @@ class FunctionCompiler(Expressions, Inlining):
 
     def __init__(self, syms: Symbols, types: TypeSpace, diags: list, name: str, file: str,
                  ret: Optional[str] = None, pure: bool = False, in_handler: Optional[str] = None,
-                 actor: bool = False):
+                 actor: bool = False, lift: Optional[Callable[[Function], int]] = None):
         self.syms = syms
         self.types = types
         self.diags = diags
@@ -50,6 +50,9 @@ class FunctionCompiler(Expressions, Inlining):
         self.pure = pure
         self.in_handler = in_handler
         self.has_actor = actor
+        # lift(function) adds a function made while compiling this one (a log line's
+        # narration) to the program and gives its index.
+        self.lift = lift
         self.code: list = []
         self.lines: list = []
         self.origins: list = []   # per instruction: 0, or 1 + index in self.inlined
@@ -379,15 +382,30 @@ class FunctionCompiler(Expressions, Inlining):
         self.emit(O.SHUFFLE)
 
     def s_Log(self, s: A.Log):
-        # Narration is skipped entirely when the match is not recorded, so the
-        # text's holes are questions (pure): skipping them cannot change the game.
+        # Narration is skipped entirely when the match is not recorded. So that a
+        # simulation and a recorded match of the same seed play the same game to the
+        # last step, the line is made by a narration function of its own, lifted out
+        # of this body with the locals it mentions as parameters: a question (pure),
+        # run aside with its own budget and memo, whose failure becomes a line
+        # saying so (NARRATE). Only the loads of those locals stay here.
         skip = self.emit(O.SKIP_IF_QUIET, None)
-        saved, self.pure = self.pure, True
+        mentioned = names_in(s.text) | (names_in(s.to) if s.to is not None else set())
+        captured = sorted((found[0], name, found[1]) for name in mentioned
+                          if (found := self.lookup_local(name)) is not None)
+        narration = FunctionCompiler(self.syms, self.types, self.diags, f"log in {self.name}", self.file,
+                                     pure=True, in_handler=self.in_handler, lift=self.lift)
+        narration.line = self.line
+        for slot, name, type_ in captured:
+            narration.declare(name, type_)
+            self.emit(O.LOAD_LOCAL, slot)
         if s.to is not None:
-            self.expect(self.expr(s.to), "player", s.to.span, "who may read the line")
-        self.expr(s.text)
-        self.pure = saved
-        self.emit(O.LOG if s.to is None else O.LOG_TO)
+            narration.expect(narration.expr(s.to), "player", s.to.span, "who may read the line")
+        narration.expr(s.text)
+        if s.to is not None:
+            narration.emit(O.BUILD_LIST, 2)
+        narration.emit(O.RETURN)
+        index = self.lift(narration.finish(len(captured)))
+        self.emit(O.NARRATE if s.to is None else O.NARRATE_TO, (index, len(captured)))
         self.patch(skip)
 
     def s_Cancel(self, s: A.Cancel):

@@ -22,8 +22,8 @@ from typing import Optional
 
 from .builtins import BUILTINS, ScriptFault
 from .scripting import (CALL_BUDGET, DEFAULT_BUDGET, SCRIPT_FAILURES, Decision, OutOfSteps, ScriptError,
-                        divide_down, divide_up, index_item, no_choice_here, no_player, not_an_entry, remainder,
-                        check_nesting, script_error, too_deep)
+                        divide_down, divide_up, index_item, narrate, no_choice_here, no_player, not_an_entry,
+                        remainder, check_nesting, script_error, too_deep)
 from .world import Event, World, Zone, owner_of
 
 _MISS = object()
@@ -47,10 +47,10 @@ def _helpers(program) -> dict:
         "_Zone": Zone, "_Event": Event, "_Decision": Decision, "_MISS": _MISS,
         "_oos": _oos, "_deep": too_deep, "_no_player": no_player, "_ran_off": _ran_off,
         "_index": index_item, "_mod": remainder, "_div_up": divide_up, "_div_down": divide_down,
-        "_owner": owner_of, "_text": World.text_of, "_check_nesting": check_nesting,
+        "_owner": owner_of, "_text": World.text_of, "_check_nesting": check_nesting, "_narrate": narrate,
         "_not_entry": not_an_entry, "_KIND": {k: tuple(v) for k, v in program.kinds.items()},
         "_DICE": program.dice,
-        "_ACT": (), "_W": None, "_M": None, "_Z": None, "_G": None, "_O": None, "_P": None, "_E": None,
+        "_ACT": (), "_V": None, "_W": None, "_M": None, "_Z": None, "_G": None, "_O": None, "_P": None, "_E": None,
         "_steps": 0,
     }
     for i, builtin in enumerate(BUILTINS):
@@ -233,9 +233,9 @@ class FastVM:
 
     def _bind(self) -> dict:
         g = self._globals
-        if g["_W"] is not self.world or g["_M"] is not self.memo:
+        if g["_V"] is not self or g["_M"] is not self.memo:
             world = self.world
-            g.update(_W=world, _M=self.memo, _Z=world.zones, _G=world.globals, _O=world.options,
+            g.update(_V=self, _W=world, _M=self.memo, _Z=world.zones, _G=world.globals, _O=world.options,
                      _P=world.players_tuple, _E=world.entries)
         return g
 
@@ -287,7 +287,7 @@ class FastVM:
         with, so nothing needs restoring here (policies call it often).
         """
         g = self._globals
-        if g["_W"] is not self.world or g["_M"] is not self.memo:
+        if g["_V"] is not self or g["_M"] is not self.memo:
             self._bind()
         g["_steps"] = CALL_BUDGET
         module = self.module
@@ -305,6 +305,18 @@ class FastVM:
             raise
         except Exception as err:  # noqa: BLE001
             raise self._script_error(err, fn_index) from None
+
+    def aside(self, fn_index: int, args=()):
+        """Run a question in the middle of a run (a log line's narration), as `call` does,
+        leaving the run's budget and memo as if it had never been asked (vm.VM.aside)."""
+        g = self._globals
+        steps, memo = g["_steps"], self.memo
+        self.memo = {}
+        try:
+            return self.call(fn_index, args)
+        finally:
+            self.memo = g["_M"] = memo
+            g["_steps"] = steps
 
     # ---------------------------------------------------------------- errors
     def _script_error(self, err: Exception, fn_index: int) -> Exception:

@@ -114,7 +114,7 @@ _TABLE = [
     ("SHUFFLE",       "",                         1, 0, "Pop a zone; shuffle its order."),
     ("RANDOM_FROM",   "",                         1, 1, "Pop a list or zone; push a random item, or none when empty."),
     ("TEXT",          "count",                    None, 1, "Pop count values; push them joined as text."),
-    ("LOG",           "",                         1, 0, "Pop a text; add it to the match narration."),
+    ("NARRATE",       "(function, argc)",         None, 0, "Pop argc values; run the narration function with them, aside (its own budget and memo: it cannot change the match, and a failure becomes a line saying so); add the text to the match narration."),
     ("CANCEL",        "slot",                     0, 0, "Mark the event in a local as cancelled."),
     ("DECIDE",        "tag",                      2, 1, "Pop a player and a list of options; suspend until that player chooses; push the choice."),
     ("DECIDE_ACTION", "group",                    2, 1, "Pop a player and a list of action options; suspend for the choice; push it (none if no option)."),
@@ -122,7 +122,7 @@ _TABLE = [
     ("SKIP_IF_QUIET", "target",                   0, 0, "Jump past a narration line when nobody is listening (simulations)."),
     ("EQ_CONST",      "value",                    1, 1, "Compare the top of the stack with a constant."),
     ("NE_CONST",      "value",                    1, 1, "Compare the top of the stack with a constant (not equal)."),
-    ("LOG_TO",        "",                         2, 0, "Pop a text and a player; add it to the narration only that player may read."),
+    ("NARRATE_TO",    "(function, argc)",         None, 0, "NARRATE with a function giving a player and a text: a line only that player may read."),
     ("CHECK_NESTING", "",                         1, 1, "Fail if the list on top is nested more than 64 deep (lists of lists)."),
 ]
 

@@ -69,6 +69,26 @@ def script_error(err: Exception, where: tuple) -> ScriptError:
     return ScriptError("E0502", _explain(err), *where)
 
 
+def narrate(vm, fn_index: int, args: tuple, private: bool):
+    """The narration line a log statement adds: its text, or (seat, text) for one player's
+    eyes. Its narration function runs aside (vm.aside: a budget and memo of its own), and a
+    failure is told in the narration rather than raised: a quiet match never runs its
+    narration, so a recorded one must not end where the quiet one would go on. Failures
+    are also kept in world.narration_failures (card tests report them)."""
+    try:
+        value = vm.aside(fn_index, args)
+        if not private:
+            return value
+        reader, text = value
+        if reader is None:
+            fn = vm.program.functions[fn_index]
+            raise ScriptError("E0502", "the line is for 'none' instead of a player", fn.name, fn.file, fn.line_at(0))
+        return (reader.seat, text)
+    except ScriptError as err:
+        vm.world.narration_failures.append(err)
+        return f"[narration failed: {err.message} ({err.file}:{err.line}, {err.code})]"
+
+
 def no_choice_here(fn) -> ScriptError:
     return ScriptError("E0503", "a choice was asked where none may be", fn.name, fn.file, fn.line_at(0))
 

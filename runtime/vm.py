@@ -24,8 +24,8 @@ from typing import Optional
 
 from .builtins import BUILTINS, ScriptFault
 from .scripting import (CALL_BUDGET, DEFAULT_BUDGET, MAX_DEPTH, SCRIPT_FAILURES, Decision, OutOfSteps, ScriptError,
-                        divide_down, divide_up, index_item, no_choice_here, no_player, not_an_entry, remainder,
-                        check_nesting, script_error, too_deep)
+                        divide_down, divide_up, index_item, narrate, no_choice_here, no_player, not_an_entry,
+                        remainder, check_nesting, script_error, too_deep)
 from .world import Event, World, Zone, owner_of
 
 class Frame:
@@ -79,6 +79,23 @@ class VM:
             return self.result
         finally:
             self.frames, self.done, self.result, self.budget = saved
+
+    def aside(self, fn_index: int, args=()):
+        """Run a question in the middle of a run (a log line's narration), as `call` does,
+        with a memo of its own: the run's memo decides where steps are spent, so it must be
+        as if the question had never been asked. Python runs it nested, one level deep (a
+        narration function cannot narrate); script calls inside it keep their own frames."""
+        memo, self.memo = self.memo, {}
+        try:
+            return self.call(fn_index, args)
+        finally:
+            self.memo = memo
+
+    def _narrate(self, arg, stack: list, private: bool):
+        fn_index, argc = arg
+        args = tuple(stack[len(stack) - argc:])
+        del stack[len(stack) - argc:]
+        return narrate(self, fn_index, args, private)
 
     # ---------------------------------------------------------------- the loop
     def _run(self) -> Optional[Decision]:
@@ -371,8 +388,8 @@ class VM:
                         parts = stack[len(stack) - arg:]
                         del stack[len(stack) - arg:]
                         stack.append(world.text_of(parts))
-                    elif op == 76:  # LOG
-                        world.narration.append(stack.pop())
+                    elif op == 76:  # NARRATE
+                        world.narration.append(self._narrate(arg, stack, False))
                     elif op == 77:  # CANCEL
                         if memo:
                             memo.clear()
@@ -404,9 +421,8 @@ class VM:
                         stack[-1] = stack[-1] == arg
                     elif op == 83:  # NE_CONST
                         stack[-1] = stack[-1] != arg
-                    elif op == 84:  # LOG_TO
-                        text = stack.pop()
-                        world.narration.append((stack.pop().seat, text))
+                    elif op == 84:  # NARRATE_TO
+                        world.narration.append(self._narrate(arg, stack, True))
                     elif op == 85:  # CHECK_NESTING
                         check_nesting(stack[-1])
                     else:

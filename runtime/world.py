@@ -111,6 +111,7 @@ class World:
         self.forced_numbers: deque = deque()   # card tests: what random_int draws next
         self.narration: list = []   # texts logged by scripts, drained by the match driver
         self.quiet = False          # True: nobody reads the narration, scripts skip building it
+        self.narration_failures: list = []  # ScriptErrors of log lines that could not be made
 
     # ---------------------------------------------------------------- things and zones
     def create(self, entry: str, zone: Zone) -> Thing:

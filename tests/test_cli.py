@@ -435,6 +435,28 @@ def test_a_step_shared_by_scenarios_reports_each_ones_line(tiny):
             ["script error: division by zero (in card test do, tiny/cards.yaml:13)"]], engine
 
 
+def test_a_failing_log_line_fails_its_scenario(tiny):
+    """A match narrates a log line that fails and goes on (a simulation never makes the
+    line); a card test reports it, with the line's place, on both engines."""
+    (tiny / "cards.yaml").write_text(textwrap.dedent("""\
+        scenarios:
+          - name: narrating a division by zero
+            rule: "a log line's failure is a content bug"
+            do: |
+              let zero = 0
+              log "ratio {1 / zero rounded down}"
+              p1.total = 1
+            expect:
+              - p1.total == 1
+        """))
+    for engine in ("fast", "interp"):
+        report = json.loads(run("test", tiny / "cards.yaml", "--format", "json", "--engine", engine).stdout)
+        (scenario,) = report["scenarios"]
+        assert scenario["failures"] == [
+            "a log line failed: division by zero (in log in card test do, tiny/cards.yaml:6)"], engine
+        assert scenario["narration"] == ["[narration failed: division by zero (tiny/cards.yaml:6, E0502)]"]
+
+
 def test_replay_works_on_the_other_engine(match_log, tmp_path):
     result = run("replay", match_log, "--engine", "interp")  # match_log was played on the default, fast
     assert result.exit_code == 0, result.output

@@ -232,8 +232,8 @@ def test_matches_are_identical_on_both_engines(ref, n, agents):
         recorded, quiet = compare(ref, ("fast",), agents, seed, n)
         assert recorded.events[0]["type"] == "start"
         assert quiet.events == []
-        # skipping narration changes the steps spent, never the game
-        assert [d[:5] for d in quiet.decisions] == [d[:5] for d in recorded.decisions]
+        # skipping narration changes nothing, not even the steps spent (it runs aside)
+        assert quiet.decisions == recorded.decisions and quiet.budget == recorded.budget
         decided += len(recorded.decisions)
     if "decisions" in ref or "dungeon_roll" in ref:
         assert decided > 0  # the comparison covered suspension and resumption
@@ -330,7 +330,7 @@ LIMIT_CASES = [  # (case, options, budget): the faults of tests/test_vm.py
     ("forever", {}, 20_000),                      # E0501 in a while loop
     ("nested_loop", {"loops": 200}, 20_000),      # E0501 in nested repeats
     ("recursion", {}, DEFAULT_BUDGET),            # E0502, more than 200 deep
-    ("zero_division", {}, 20_000),                # E0502 division by zero (in a log hole)
+    ("zero_division", {}, 20_000),                # E0502 division by zero
     ("bad_index", {}, 20_000),                    # E0502 index outside the list
     ("none_thing", {}, 20_000),                   # E0502 none where a thing is needed
     ("choice_in_score", {}, 20_000),              # E0503 a decision while scoring
@@ -347,8 +347,16 @@ def test_errors_are_identical(case, options, budget):
     options = {"case": case, **options}
     recorded, quiet = compare(ref, ("fast", "dispatch"), "first", 1, 1, options, budget)
     assert recorded.error is not None and recorded.error[0].startswith("E05"), recorded.error
-    if case in ("forever", "nested_loop", "recursion", "choice_in_score"):
-        assert quiet.error == recorded.error  # these fail whether or not anybody reads the narration
+    assert quiet.error == recorded.error  # whether or not anybody reads the narration
+
+
+def test_failing_log_lines_are_identical():
+    """A log line that fails is narrated as a failure on both engines, both layouts, and the
+    match goes on, recorded or quiet, with the same steps spent."""
+    recorded, quiet = compare(str(TEST_PACKS / "limits"), ("fast", "dispatch"), "first", 1, 1,
+                              {"case": "fault_in_log"}, 20_000)
+    assert recorded.error is None and quiet.error is None and quiet.budget == recorded.budget
+    assert sum("narration failed" in e.get("text", "") for e in recorded.events) == 2
 
 
 def test_errors_in_ratings_and_scores_are_identical(tmp_path):

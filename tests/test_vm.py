@@ -391,13 +391,14 @@ def test_division_by_zero_names_function_and_line():
 def test_a_literal_remainder_by_zero_still_fails_when_it_runs():
     err = fault("literal_remainder_zero")
     assert err.code == "E0502" and "remainder of a division by zero" in err.message
-    assert err.line == line_of("log \"remainder")
+    assert err.line == line_of("let r = (2 + 3) % (1 - 1)")
 
 
 def test_arithmetic_on_literals_is_worked_out_when_compiled(arith):
     """`1 + 2 * 3` is one CONST 7 (the results themselves are checked by test_arithmetic)."""
     from runebook.runtime import opcodes as O
-    code = program("arith").functions[0].code
+    # every function: the texts of play()'s log lines are made by narration functions of their own
+    code = [instruction for fn in program("arith").functions for instruction in fn.code]
     consts = [arg for op, arg in code if op == O.CONST]
     assert 7 in consts and 9 in consts and -6 in consts  # precedence: 1 + 2 * 3, (1 + 2) * 3, -2 * 3
     arith_ops = {O.ADD, O.SUB, O.MUL, O.MOD}
@@ -408,12 +409,12 @@ def test_arithmetic_on_literals_is_worked_out_when_compiled(arith):
 def test_index_out_of_range():
     err = fault("bad_index")
     assert err.code == "E0502" and "index 3 is outside a list of 3" in err.message
-    assert err.line == line_of("log \"item")
+    assert err.line == line_of("let item = xs[len(xs)]")
 
 
 def test_none_where_a_thing_is_needed():
     err = fault("none_thing")
-    assert err.code == "E0502" and "none" in err.message and err.line == line_of("log \"face")
+    assert err.code == "E0502" and "none" in err.message and err.line == line_of("let face = t.face")
 
 
 def test_a_choice_while_scoring_is_refused():
@@ -427,6 +428,27 @@ def test_deeply_nested_values_are_a_script_error():
     err = fault("deep_list", budget=None)
     assert err.code == "E0502" and "nested more than 64 deep" in err.message
     assert err.line == line_of("repeat 5000 { xs = [xs] }")
+
+
+@pytest.mark.parametrize("engine", ["interp", "fast"])
+def test_a_failing_log_line_is_narrated_and_ends_nothing(engine):
+    """A quiet match (a simulation) never makes its narration, so a recorded one must not
+    end where the quiet one goes on: a log line that fails says so in the narration, with
+    the failure's place, and the match plays on; the quiet match spends the same steps."""
+    prog = program("limits")
+    options = resolve_options(prog, {"case": "fault_in_log"})
+
+    def play(record: bool):
+        match = Match(prog, [FirstAgent()], 1, options, 1, record=record, engine=engine, budget=20_000)
+        return match.run(), match
+
+    (recorded, match), (quiet, quiet_match) = play(True), play(False)
+    ratio, nobody, done = said(match)
+    assert ratio == f"[narration failed: division by zero (limits/limits.rune:{line_of('return total / d')}, E0502)]"
+    assert nobody.startswith("[narration failed: the line is for 'none' instead of a player") and done == "done"
+    assert [err.function for err in match.world.narration_failures] == ["fn ratio", "log in proc play"]
+    assert recorded.scores == quiet.scores == [0] and quiet_match.world.narration_failures == []
+    assert match.vm.budget == quiet_match.vm.budget
 
 
 def test_a_clean_run_of_the_limits_pack():
