@@ -1356,6 +1356,7 @@ def test_card_tests_are_identical_on_both_engines():
 DEEP = """\
 option depth: int = 0
 option width: int = 1
+option aside: int = 0
 
 proc down(n: int) {
   if n > 0 {
@@ -1364,7 +1365,18 @@ proc down(n: int) {
   }
   let xs = []
   repeat width { xs = [xs] }
-  log "deep {xs}"
+  log "deep {xs}; aside {deeper(aside)}"
+}
+
+# The log line's narration runs aside, on top of the script that logs: this makes it
+# call itself `aside` deep there before building and narrating the value again.
+fn deeper(n: int) -> str {
+  if n > 0 {
+    return deeper(n - 1)
+  }
+  let xs = []
+  repeat width { xs = [xs] }
+  return text(xs)
 }
 
 proc play() {
@@ -1396,7 +1408,8 @@ def test_python_stack_depth_does_not_change_a_match(tmp_path, case):
 
       * narrating a list nested W deep inside 190 nested script calls, with W the widest
         list the interpreter can build (found by bisection: the nesting limit): the same
-        result on both engines, and the same error one level deeper;
+        result on both engines, and the same error one level deeper; and the same with the
+        log line's narration (run aside, on top of those calls) 190 calls deep itself;
       * the limits pack's runaway recursion run from a caller with 150 frames of Python stack
         left: both engines say "scripts call each other more than 200 deep".
     """
@@ -1414,7 +1427,8 @@ def test_python_stack_depth_does_not_change_a_match(tmp_path, case):
             mid = (low + high) // 2
             low, high = (mid, high) if fine(mid) else (low, mid)
         for width in (low, high):
-            compare(prog, ("fast",), "first", 1, 1, {"depth": 190, "width": width}, modes=(True,))
+            for aside in (0, 190):
+                compare(prog, ("fast",), "first", 1, 1, {"depth": 190, "width": width, "aside": aside}, modes=(True,))
     else:
         ref = str(TEST_PACKS / "limits")
         options = {"case": "recursion"}
