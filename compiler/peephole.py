@@ -27,24 +27,43 @@ _PAIRS = {
 }
 
 
-def _thread_jumps(code: list) -> list:
+def _thread_jumps(code: list, columns: tuple) -> tuple[list, tuple]:
     """A jump to an unconditional JUMP goes straight to that JUMP's target.
 
     The step budget is spent by backward JUMPs (and calls): every loop, a
     `for` loop too, turns back through one. So a conditional jump is never
-    threaded to a backward target: it would turn back without spending.
+    threaded to a backward target: it would turn back without spending. An
+    unconditional JUMP threaded to a backward target becomes a back-edge
+    itself and takes the source line of the back-edge it jumps for (the
+    loop's line), so that running out of steps there names the line it
+    would have named had the jump not been threaded.
     """
-    def final(at: int, t: int) -> int:
+    columns = tuple(list(column) for column in columns)
+
+    def final(at: int, t: int) -> tuple[int, int]:
+        """(where the jump at `at` ends, the first JUMP on the way that turns back, or -1)."""
+        turn = -1
         for _ in range(8):
             if t >= len(code) or code[t][0] != O.JUMP:
                 break
             nxt = code[t][1]
             if nxt <= at and code[at][0] != O.JUMP:
                 break
+            if nxt <= t and turn < 0:
+                turn = t
             t = nxt
-        return t
-    return [(op, O.with_jump_target(op, arg, final(i, O.jump_target(op, arg)))) if op in O.JUMP_TARGET and op not in _LOOPS
-            else (op, arg) for i, (op, arg) in enumerate(code)]
+        return t, turn
+
+    out = []
+    for i, (op, arg) in enumerate(code):
+        if op in O.JUMP_TARGET and op not in _LOOPS:
+            target, turn = final(i, O.jump_target(op, arg))
+            if target <= i and turn >= 0:
+                for column in columns:
+                    column[i] = column[turn]
+            arg = O.with_jump_target(op, arg, target)
+        out.append((op, arg))
+    return out, columns
 
 
 _LOOPS = (O.FOR_ITER, O.FOR_ITER_LOAD)
@@ -52,7 +71,7 @@ _LOOPS = (O.FOR_ITER, O.FOR_ITER_LOAD)
 
 def optimise(code: list, *columns: list) -> tuple:
     """The optimised code and its per-instruction columns (source lines, origins)."""
-    code = _thread_jumps(code)
+    code, columns = _thread_jumps(code, columns)
     for _ in range(3):  # fused results may fuse again (CONST+EQ, then +JUMP_IF_FALSE)
         new_code, new_columns = _fuse_once(code, columns)
         if len(new_code) == len(code):

@@ -1141,7 +1141,10 @@ def run_generated(text: str, seed: int, n: int, agents: str, budget: int, bonus:
     prog = compile_generated(text)
     source = translate(prog).text
     check_safe_source(prog, source)
-    recorded, _ = compare(prog, ("fast", "dispatch"), agents, seed, n, {"bonus": bonus, "mode": mode}, budget)
+    recorded, quiet = compare(prog, ("fast", "dispatch"), agents, seed, n, {"bonus": bonus, "mode": mode}, budget)
+    # narration runs aside: a quiet match is the recorded one to the step, failures included
+    assert (quiet.result, quiet.error, quiet.decisions, quiet.budget) == \
+        (recorded.result, recorded.error, recorded.decisions, recorded.budget)
     return {
         "ops": {op for f in prog.functions for op, _ in f.code},
         "error": recorded.error and recorded.error[0],

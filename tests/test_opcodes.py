@@ -223,6 +223,26 @@ def test_a_conditional_jump_backward_is_refused():
         optimise(looping, [1, 1, 1, 1])
 
 
+def test_a_jump_threaded_into_a_back_edge_takes_the_loops_line():
+    """A JUMP to the loop's back-edge goes straight to the loop's head instead, and so turns
+    back itself: it spends the step there, so it must carry the back-edge's line (the loop's),
+    or running out of steps would be reported at another line depending on which path
+    reached the back-edge (a log line that a quiet match skips, for one)."""
+    from runebook.compiler.peephole import optimise
+
+    code = [(O.CONST, True),             # 0  line 10: while true {
+            (O.JUMP_IF_FALSE, 6),        # 1  line 10
+            (O.CONST, 1),                # 2  line 11:   if ... {
+            (O.JUMP_IF_FALSE, 5),        # 3  line 11
+            (O.JUMP, 5),                 # 4  line 12:     ... }  (to the back-edge)
+            (O.JUMP, 0),                 # 5  line 10: the back-edge
+            (O.CONST, None), (O.RETURN, None)]
+    lines = [10, 10, 11, 11, 12, 10, 13, 13]
+    out, out_lines = optimise(code, lines)
+    assert out[4] == (O.JUMP, 0) and out_lines[4] == 10
+    assert out[3] == (O.JUMP_IF_FALSE, 5)  # a conditional jump is not threaded backward
+
+
 # ---------------------------------------------------------------- builtins
 def test_builtin_registry_is_consistent():
     assert list(B.BY_NAME) == [b.name for b in B.BUILTINS]
