@@ -53,6 +53,7 @@ class FunctionCompiler(Expressions, Inlining):
         # lift(function) adds a function made while compiling this one (a log line's
         # narration) to the program and gives its index.
         self.lift = lift
+        self.outer_names: list[str] = []  # the locals of the body a narration was lifted from
         self.code: list = []
         self.lines: list = []
         self.origins: list = []   # per instruction: 0, or 1 + index in self.inlined
@@ -104,7 +105,8 @@ class FunctionCompiler(Expressions, Inlining):
         return None
 
     def local_candidates(self) -> list[str]:
-        return [n for scope in self.scopes for n in scope]
+        """Local names a misspelt one may have meant (a narration function: its body's too)."""
+        return [n for scope in self.scopes for n in scope] + self.outer_names
 
     def finish(self, nparams: int) -> Function:
         self.emit(O.CONST, self.return_value)
@@ -395,6 +397,7 @@ class FunctionCompiler(Expressions, Inlining):
         narration = FunctionCompiler(self.syms, self.types, self.diags, f"log in {self.name}", self.file,
                                      pure=True, in_handler=self.in_handler, lift=self.lift)
         narration.line = self.line
+        narration.outer_names = self.local_candidates()
         for slot, name, type_ in captured:
             narration.declare(name, type_)
             self.emit(O.LOAD_LOCAL, slot)
