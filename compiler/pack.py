@@ -15,6 +15,7 @@ import json
 import os
 import sys
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Optional
 
@@ -41,11 +42,10 @@ class PackSource:
     def add_sources(self, paths: list) -> None:
         """Append source files in order, each once."""
         known = {p for _, p in self.sources}
-        shown_from = self.root.resolve().parent
         for p in paths:
             if p not in known:
                 known.add(p)
-                self.sources.append((_display(p, shown_from), p))
+                self.sources.append((_display(p, self.root), p))
 
 
 def _files(root: Path, pattern: str) -> list:
@@ -88,12 +88,18 @@ def find_pack(name_or_path: str) -> Path:
                                    "or give a folder holding a pack.yaml")])
 
 
-def _display(path: Path, shown_from: Path) -> str:
-    """How diagnostics name a file: relative to the folder holding its pack (resolved)."""
+def _display(path: Path, root: Path) -> str:
+    """How diagnostics name a file: relative to the folder holding its pack."""
     try:
-        return str(path.resolve().relative_to(shown_from))
+        return str(path.resolve().relative_to(_shown_from(root)))
     except ValueError:
         return str(path)
+
+
+@lru_cache(maxsize=None)
+def _shown_from(root: Path) -> Path:
+    """The resolved folder holding a pack: resolved once, not once per source file."""
+    return root.resolve().parent
 
 
 # ---------------------------------------------------------------- manifest and sources
@@ -102,7 +108,7 @@ def read_pack(root: Path, diags: list, _stack: tuple = (), check: bool = True) -
     (and its import) for the warm path, whose cache key covers the manifest's bytes."""
     from runebook.dsl.yaml_load import load_yaml, locate
 
-    mfile = _display(root / MANIFEST, root.resolve().parent)
+    mfile = _display(root / MANIFEST, root)
     try:
         manifest = load_yaml(root / MANIFEST, mfile)
     except ContentError as err:
@@ -284,7 +290,7 @@ def _remembered_pack(root: Path) -> Optional[PackSource]:
     if not key.is_file():
         return None
     entry = json.loads(key.read_text())
-    pack = PackSource(root, {"name": entry["name"]}, _display(root / MANIFEST, root.resolve().parent))
+    pack = PackSource(root, {"name": entry["name"]}, _display(root / MANIFEST, root))
     for pattern in entry["sources"]:
         pack.add_sources(_files(root, pattern))
     return pack

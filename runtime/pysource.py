@@ -420,7 +420,7 @@ def _perform(w, arg):
     w.result(f"_o = {option}", f"_p = {player}", f"{w.next_slot()} = yield from _ACT[_o[0]](_p, *_o[1:]{depth})")
 
 
-def _narrate(w, arg, private: bool):
+def _narration_line(w, arg, private: bool):
     fn_index, argc = arg
     args = "".join(f"{a}, " for a in w.pops(argc))
     w.stmt(f"_W.narration.append(_narrate(_V, {fn_index}, ({args}), {private}))")
@@ -563,8 +563,8 @@ TRANSLATIONS = {
     "SHUFFLE": _mutation("_W.shuffle({0})", 1),
     "RANDOM_FROM": _unary("_W.random_from({x})"),
     "TEXT": _text,
-    "NARRATE": lambda w, arg: _narrate(w, arg, private=False),
-    "NARRATE_TO": lambda w, arg: _narrate(w, arg, private=True),
+    "NARRATE": lambda w, arg: _narration_line(w, arg, private=False),
+    "NARRATE_TO": lambda w, arg: _narration_line(w, arg, private=True),
     "CHECK_NESTING": _unary("_check_nesting({x})"),
     "CANCEL": lambda w, slot: w.stmt(CLEAR_MEMO, f"l{slot}.cancelled = True"),
     "DECIDE": _decide("choice"),

@@ -77,20 +77,25 @@ def narrate(vm, fn_index: int, args: tuple, private: bool):
     are also kept in world.narration_failures (card tests report them)."""
     try:
         value = vm.aside(fn_index, args)
-        if not private:
-            return value
-        reader, text = value
-        if reader is None:  # named by the log line itself: its last instruction's line
-            fn = vm.program.functions[fn_index]
-            raise ScriptError("E0502", "the line is for 'none' instead of a player", fn.name, fn.file,
-                              fn.line_at(len(fn.code) - 1))
-        return (reader.seat, text)
     except ScriptError as err:
-        vm.world.narration_failures.append(err)
-        # A line meant for one player's eyes fails in everyone's: its message could name
-        # what only that player may see, so it says where, not what.
-        what = "" if private else f": {err.message}"
-        return f"[narration failed{what} ({err.file}:{err.line}, {err.code})]"
+        return _narration_failed(vm, err, private)
+    if not private:
+        return value
+    reader, text = value
+    if reader is None:  # named by the log line itself: its last instruction's line
+        fn = vm.program.functions[fn_index]
+        err = ScriptError("E0502", "the line is for 'none' instead of a player", fn.name, fn.file,
+                          fn.line_at(len(fn.code) - 1))
+        return _narration_failed(vm, err, private)
+    return (reader.seat, text)
+
+
+def _narration_failed(vm, err: ScriptError, private: bool) -> str:
+    vm.world.narration_failures.append(err)
+    # A line meant for one player's eyes fails in everyone's: its message could name
+    # what only that player may see, so it says where, not what.
+    what = "" if private else f": {err.message}"
+    return f"[narration failed{what} ({err.file}:{err.line}, {err.code})]"
 
 
 def no_choice_here(fn) -> ScriptError:
