@@ -13,7 +13,8 @@ from runebook.runtime import opcodes as O
 from runebook.runtime.program import Action
 
 from .codegen import FunctionCompiler, names_in
-from .symbols import Symbols
+from .purity import why_code_changes
+from .symbols import BehaviourBody, OwnedHandler, Symbols
 from .types import TypeSpace
 
 CONTRACT = {
@@ -59,6 +60,8 @@ class BodyCompiler:
         for hs in syms.handlers.values():
             for h in hs:
                 h.fn_index, n = n, n + 1
+        for b in syms.behaviours:
+            b.fn_index, n = n, n + 1
         self.functions = [None] * n
         for fn in syms.functions.values():
             self.functions[fn.index] = self._function(fn)
@@ -70,6 +73,9 @@ class BodyCompiler:
         for event, hs in syms.handlers.items():
             for h in hs:
                 self.functions[h.fn_index] = self._handler(event, h)
+        for b in syms.behaviours:
+            self.functions[b.fn_index] = self._behaviour(b)
+        self._fill_behaviours()
         policies = {name: self._policy(decl) for name, decl in syms.policies.items()}
         entry_points = self._contract()
         self._warn_unused()
@@ -174,10 +180,45 @@ class BodyCompiler:
         fc.emit(O.RETURN)
         return fc.finish(1)
 
+    def _behaviour(self, b):
+        """An entry's code for a behaviour field (or its kind's default). A fn only computes:
+        it is compiled as a question, so anything that would change the game is E0330."""
+        if b.type.ret is not None:
+            why = why_code_changes(self.syms, {p for p, _ in b.type.params}, b.body, b.value)
+            if why is not None:
+                self.error("E0330", f"'{b.field}' of {b.owner} is a fn, so it may only compute a value, but it {why}",
+                           b.span, f"declare '{b.field}' a proc in its kind, or do the change in a procedure")
+        fc = self._new(f"{b.field} of {b.owner}", b.span, ret=b.type.ret)
+        for pname, ptype in b.type.params:
+            fc.declare(pname, ptype)
+        if b.body is None:  # `met: EXPRESSION`
+            fc.line = b.value.span.line
+            fc.expect(fc.expr(b.value), b.type.ret, b.value.span, f"what '{b.field}' gives")
+            fc.emit(O.RETURN)
+        else:
+            fc.block(b.body, new_scope=False)
+            if b.type.ret is not None and not always_leaves(b.body):
+                self.error("E0312", f"'{b.field}' of {b.owner} may reach its end without returning a "
+                           f"{b.type.ret}", b.span, "end every path with 'return VALUE'")
+        return fc.finish(len(b.type.params))
+
+    def _fill_behaviours(self):
+        """Each entry holds, for a behaviour field, the index of the function to call."""
+        for entry in self.syms.entries.values():
+            for field, value in entry.items():
+                if isinstance(value, BehaviourBody):
+                    entry[field] = value.fn_index
+
     def _handler(self, event, h):
         d = h.decl
-        fc = self._new(f"on {event}#{h.order}", d.span, in_handler=event)
-        fc.declare("event", f"event:{event}")
+        if isinstance(h, OwnedHandler):
+            fc = self._new(f"on {event} of {h.entry}", d.span, in_handler=event)
+            fc.declare("event", f"event:{event}")
+            fc.declare("holder", "player")
+            fc.declare("this", "thing")
+        else:
+            fc = self._new(f"on {event}#{h.order}", d.span, in_handler=event)
+            fc.declare("event", f"event:{event}")
         if d.when is not None:
             fc.expect(fc.expr(d.when), "bool", d.when.span, "a 'when' condition")
             skip = fc.emit(O.JUMP_IF_TRUE, None)
@@ -185,7 +226,7 @@ class BodyCompiler:
             fc.emit(O.RETURN)
             fc.patch(skip)
         fc.block(d.body, new_scope=False)
-        return fc.finish(1)
+        return fc.finish(3 if isinstance(h, OwnedHandler) else 1)
 
     def _policy(self, decl: A.PolicyDecl) -> dict:
         out = {"action": {}, "choice": {}}

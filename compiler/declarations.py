@@ -11,7 +11,7 @@ from typing import Optional
 from runebook.dsl import ast as A
 from runebook.dsl.diagnostics import Diagnostic, did_you_mean
 
-from .symbols import MISSING, ActionInfo, FnInfo, KindInfo, Symbols
+from .symbols import MISSING, ActionInfo, Behaviour, BehaviourBody, FnInfo, KindInfo, OwnedHandler, Symbols
 from .types import BASE, TypeSpace, elem, is_list, list_of
 
 RESERVED = {"players", "actor", "event", "option", "true", "false", "none", "die", "seat"}
@@ -50,7 +50,8 @@ class DeclarationCollector:
     def __init__(self, diags: list):
         self.diags = diags
         self.syms = Symbols()
-        self.types = TypeSpace(set())
+        self.types = TypeSpace(set(), set())
+        self._held_names: dict = {}  # kind -> the names after 'held in'
 
     def error(self, code, message, span, hint=None, severity="error"):
         self.diags.append(Diagnostic(code, message, span, hint, severity))
@@ -60,11 +61,14 @@ class DeclarationCollector:
         decls = [d for m in modules for d in m.decls]
         syms = self.syms
         syms.kinds["die"] = KindInfo("die", {"faces": ("list[str]", MISSING)}, [], None)
-        # Kinds first: every type annotation may name one.
+        # Kinds and symbol sets first: every type annotation may name one.
         for d in decls:
             if isinstance(d, A.KindDecl):
                 self._kind_shell(d)
+            elif isinstance(d, A.SymbolsDecl) and d.set_name is not None:
+                self._symbol_set(d)
         self.types.kinds = set(syms.kinds)
+        self.types.sets = set(syms.symbol_sets)
         for d in decls:
             if isinstance(d, A.KindDecl):
                 self._kind_fields(d)
@@ -72,7 +76,7 @@ class DeclarationCollector:
         for d in decls:
             if isinstance(d, A.DieDecl):
                 self._die(d)
-            elif isinstance(d, A.SymbolsDecl):
+            elif isinstance(d, A.SymbolsDecl) and d.set_name is None:
                 for n in d.names:
                     keyword_name(n, d.span, self.diags)
                     syms.symbols.setdefault(n, d.span)
@@ -118,10 +122,17 @@ class DeclarationCollector:
             elif isinstance(d, A.HandlerDecl):
                 syms.handlers.setdefault(d.event, []).append(_HandlerInfo(d, handler_order))
                 handler_order += 1
+            elif isinstance(d, A.EntryDecl) and d.handlers:
+                for h in d.handlers:
+                    self._owned_handler(d, h, handler_order)
+                    handler_order += 1
             elif isinstance(d, A.PolicyDecl):
                 if d.name in syms.policies:
                     self.error("E0404", f"policy '{d.name}' is declared twice", d.span)
                 syms.policies[d.name] = d
+        for d in decls:
+            if isinstance(d, A.KindDecl):
+                self._kind_held(d)
         for event, hs in syms.handlers.items():
             if event not in syms.events:
                 self.error("E0318", f"handler for unknown event '{event}'", hs[0].decl.span,
@@ -159,12 +170,12 @@ class DeclarationCollector:
             return "any"
         if t.name == "list":
             return list_of(self.type_of(t.elem))
-        if t.name in BASE or t.name in self.syms.kinds:
+        if t.name in BASE or t.name in self.syms.kinds or t.name in self.syms.symbol_sets:
             return t.name
         if t.name in self.syms.events:
             return f"event:{t.name}"
         self.error("E0303", f"unknown type '{t.name}'", t.span,
-                   did_you_mean(t.name, list(BASE) + list(self.syms.kinds) + ["list"]))
+                   did_you_mean(t.name, list(BASE) + list(self.syms.kinds) + list(self.syms.symbol_sets) + ["list"]))
         return "any"
 
     def const(self, e) -> tuple:
@@ -183,7 +194,7 @@ class DeclarationCollector:
             if e.name in self.syms.entries:
                 return e.name, self.syms.entries[e.name]["kind"]
             if e.name in self.syms.symbols:
-                return e.name, "str"
+                return e.name, self.syms.symbol_type.get(e.name, "str")
             self.error("E0301", f"unknown name '{e.name}'", e.span,
                        did_you_mean(e.name, list(self.syms.entries) + list(self.syms.symbols))
                        or "declare it in a 'symbols' list or as an entry")
@@ -206,6 +217,27 @@ class DeclarationCollector:
     def _kind_shell(self, d: A.KindDecl):
         if self._claim(d.name, d.span):
             self.syms.kinds[d.name] = KindInfo(d.name, {}, [], d.span)
+            self._held_names[d.name] = d.held
+
+    def _symbol_set(self, d: A.SymbolsDecl):
+        """`symbols stat: strength, agility`: a type whose only values are the names listed."""
+        if not self._claim(d.set_name, d.span):
+            return
+        members = self.syms.symbol_sets[d.set_name] = []
+        for n in d.names:
+            if keyword_name(n, d.span, self.diags):
+                continue
+            other = self.syms.symbol_type.get(n)
+            if other is not None:
+                self.error("E0404", f"'{n}' is already a member of symbol set '{other}'", d.span,
+                           "a symbol belongs to one set, which is its type")
+                continue
+            if n in members:
+                self.error("E0407", f"symbol set '{d.set_name}' lists '{n}' twice", d.span)
+                continue
+            members.append(n)
+            self.syms.symbol_type[n] = d.set_name
+            self.syms.symbols.setdefault(n, d.span)
 
     def _kind_fields(self, d: A.KindDecl):
         info = self.syms.kinds.get(d.name)
@@ -215,12 +247,62 @@ class DeclarationCollector:
             if f.name in info.fields:
                 self.error("E0404", f"field '{f.name}' is declared twice in kind '{d.name}'", f.span)
                 continue
+            if isinstance(f.type, A.BehaviourType):
+                self._check_params(f.type.params)
+                t = Behaviour(tuple((p.name, self.type_of(p.type)) for p in f.type.params),
+                              self.type_of(f.type.ret) if f.type.ret is not None else None)
+                given = f.body is not None or f.default is not None
+                if given and self._behaviour_given(d.name, f.name, t, f.default, f.body, f.span):
+                    info.fields[f.name] = (t, self.syms.behaviours[-1])
+                else:
+                    info.fields[f.name] = (t, MISSING)
+                continue
             t = self.type_of(f.type)
             default = MISSING
             if f.default is not None:
                 # Defaults may name symbols only after those are collected; keep the AST.
                 default = f.default
             info.fields[f.name] = (t, default)
+
+    def _behaviour_given(self, owner: str, name: str, t: Behaviour, value, body, span) -> bool:
+        """Record code given for a behaviour field (compiled with the other bodies)."""
+        if body is None and t.ret is None:
+            self.error("E0310", f"'{name}' is a procedure: give it a block, '{name} {{ ... }}'", span,
+                       "only a fn field may be given as one expression")
+            return False
+        self.syms.behaviours.append(BehaviourBody(owner, name, t, value, body, span))
+        return True
+
+    def _kind_held(self, d: A.KindDecl):
+        """Resolve `held in NAME, ...`: each a zone (things made from the entry in it are in
+        play for the zone's owner) or a per-player variable (the entry it holds is in play)."""
+        info = self.syms.kinds.get(d.name)
+        if info is None or info.span is not d.span:
+            return
+        for name in d.held:
+            if name in self.syms.zones:
+                info.held.append(("zone", self.syms.zones[name][0]))
+            elif name in self.syms.player_vars:
+                slot, t = self.syms.player_vars[name]
+                if t != d.name:
+                    self.error("E0310", f"'{name}' holds {t}, not a {d.name}", d.span,
+                               f"declare it 'var {name}: {d.name} per player = ...'")
+                info.held.append(("var", slot))
+            else:
+                self.error("E0307", f"kind '{d.name}' is held in '{name}', which is neither a zone nor a "
+                           "per-player variable", d.span,
+                           did_you_mean(name, list(self.syms.zones) + list(self.syms.player_vars)))
+
+    def _owned_handler(self, d: A.EntryDecl, h: A.HandlerDecl, order: int):
+        kind = self.syms.kinds.get(d.kind)
+        if kind is None:
+            return  # the unknown kind is reported with the entry
+        if not self._held_names.get(d.kind):
+            self.error("E0325", f"{d.kind} '{d.name}' has a handler, but kind '{d.kind}' says nowhere "
+                       "its entries are in play", h.span,
+                       f"declare where: 'kind {d.kind} held in ZONE_OR_VARIABLE {{ ... }}'")
+            return
+        self.syms.handlers.setdefault(h.event, []).append(OwnedHandler(d.name, d.kind, h, order))
 
     def _die(self, d: A.DieDecl):
         if not self._claim(d.name, d.span):
@@ -259,18 +341,28 @@ class DeclarationCollector:
             if f.name in given:
                 self.error("E0404", f"field '{f.name}' is given twice", f.span)
                 continue
-            value, t = self.const(f.value)
             want = kind.fields[f.name][0]
+            if isinstance(want, Behaviour):
+                if self._behaviour_given(d.name, f.name, want, f.value, f.body, f.span):
+                    given[f.name] = self.syms.behaviours[-1]
+                continue
+            if f.body is not None:
+                self.error("E0310", f"field '{f.name}' is {want}, not code", f.span,
+                           f"give its value: '{f.name}: VALUE'")
+                continue
+            value, t = self.const(f.value)
             if not self.types.assignable(t, want):
                 self.error("E0310", f"field '{f.name}' must be {want}, but this is {t}", f.value.span)
             given[f.name] = value
-        for fname, (_, default) in kind.fields.items():
+        for fname, (want, default) in kind.fields.items():
             if fname in given:
                 entry[fname] = given[fname]
             elif default is MISSING:
                 self.error("E0408", f"{d.kind} '{d.name}' is missing field '{fname}'", d.span,
                            f"add '{fname}: ...' or give the field a default in kind '{d.kind}'")
                 entry[fname] = None
+            elif isinstance(want, Behaviour):
+                entry[fname] = default  # the kind's default body: its function index is filled in later
             else:
                 entry[fname] = self.const(default)[0]
 

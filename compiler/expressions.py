@@ -13,6 +13,7 @@ from runebook.dsl.span import Span
 from runebook.runtime import builtins as B
 from runebook.runtime import opcodes as O
 
+from .symbols import Behaviour, OwnedHandler
 from .types import elem, is_event, is_list, list_of
 
 THING_ATTRS = {"face": ("str", O.THING_FACE), "entry": ("str", O.THING_ENTRY),
@@ -110,7 +111,7 @@ class Expressions:
             return syms.entries[name]["kind"]
         if name in syms.symbols:
             self.emit(O.CONST, name)
-            return "str"
+            return syms.symbol_type.get(name, "str")
         if name == "players":
             self.emit(O.PLAYERS)
             return "list[player]"
@@ -126,8 +127,12 @@ class Expressions:
         return "any"
 
     def e_AllEntries(self, e: A.AllEntries):
+        if e.kind in self.syms.symbol_sets:
+            self.emit(O.CONST, tuple(self.syms.symbol_sets[e.kind]))
+            return list_of(e.kind)
         if e.kind not in self.syms.kinds:
-            self.error("E0303", f"unknown kind '{e.kind}'", e.span, did_you_mean(e.kind, self.syms.kinds))
+            self.error("E0303", f"unknown kind '{e.kind}'", e.span,
+                       did_you_mean(e.kind, list(self.syms.kinds) + list(self.syms.symbol_sets)))
             self.emit(O.CONST, ())
             return "list[any]"
         self.emit(O.ENTRIES, e.kind)
@@ -225,8 +230,13 @@ class Expressions:
         elif self.types.is_kind(t):
             fields = syms.kinds[t].fields
             if name in fields:
+                ft = fields[name][0]
+                if isinstance(ft, Behaviour):
+                    self.error("E0324", f"'{name}' of {a_type(t)} is code, not a value", e.span,
+                               f"call it: '.{name}({', '.join(p for p, _ in ft.params)})'")
+                    return "any"
                 self.emit(O.ENTRY_FIELD, name)
-                return fields[name][0]
+                return ft
             candidates = list(fields)
         elif t == "any":
             return "any"
@@ -263,6 +273,38 @@ class Expressions:
         for a in e.args:
             self.expr(a)
         return "any"
+
+    def e_MethodCall(self, e: A.MethodCall):
+        """`entry.field(args)`: the code the entry gives for a behaviour field (or its kind's default)."""
+        t = self.expr(e.obj)
+        for a in e.args if t == "any" else ():
+            self.expr(a)
+        if t == "any":
+            return "any"
+        info = self.syms.kinds.get(t) if self.types.is_kind(t) else None
+        field = info.fields.get(e.name) if info is not None else None
+        if field is None or not isinstance(field[0], Behaviour):
+            code = [n for n, (ft, _) in info.fields.items() if isinstance(ft, Behaviour)] if info else []
+            what = f"kind '{t}' has no behaviour '{e.name}'" if info else f"{a_type(t)} has no behaviour to call"
+            hint = did_you_mean(e.name, code) or (f"its behaviours: {', '.join(code)}" if code else
+                                                  "behaviours are fields of a kind typed 'fn(...)' or 'proc(...)'")
+            self.error("E0305", what, e.span, hint)
+            for a in e.args:
+                self.expr(a)
+            return "any"
+        sig = field[0]
+        if self.pure and sig.ret is None:
+            self.error("E0330", f"'{e.name}' is a procedure: this context may only compute a value", e.span)
+        if len(e.args) != len(sig.params):
+            self.error("E0306", f"'{e.name}' takes {len(sig.params)} argument{'s' if len(sig.params) != 1 else ''}, "
+                       f"but {len(e.args)} {'were' if len(e.args) != 1 else 'was'} given", e.span)
+        for i, a in enumerate(e.args):
+            at = self.expr(a)
+            if i < len(sig.params):
+                pname, ptype = sig.params[i]
+                self.expect(at, ptype, a.span, f"argument '{pname}' of '{e.name}'")
+        self.emit(O.CALL_FIELD, (t, e.name, len(e.args)))
+        return sig.ret if sig.ret is not None else "none"
 
     def _as_entry(self, e: A.Call) -> str:
         """KIND(text): view a text (e.g. a thing's .entry) as an entry of that kind."""
@@ -555,6 +597,9 @@ class Expressions:
         saved, self.field_cache = self.field_cache, cache
         try:
             for i, h in enumerate(handlers):
+                if isinstance(h, OwnedHandler):
+                    self._run_owned_handler(h, ev)
+                    continue
                 skip = self._guard(h.decl.when, {"event": (ev, f"event:{event}")}) if h.decl.when else []
                 if i:  # a fresh event is never cancelled: the first handler needs no test
                     exits.append(self.emit(O.JUMP_IF_CANCELLED, (ev, None)))
@@ -567,6 +612,26 @@ class Expressions:
         for at in exits:
             self.patch(at)
         self.emit(O.LOAD_LOCAL, ev)
+
+    def _run_owned_handler(self, h: OwnedHandler, ev: int) -> None:
+        """Call an entry's handler once for each holder it is in play for (HOLDERS), as
+        (event, holder, this), until one cancels; its 'when' is tested inside, where
+        holder and this are known."""
+        places = tuple(tuple(p) for p in self.syms.kinds[h.kind].held)
+        self.emit(O.HOLDERS, (h.entry, places))
+
+        def body():
+            slot, _ = self.lookup_local("<holding>")
+            self.loops[-1].breaks.append(self.emit(O.JUMP_IF_CANCELLED, (ev, None)))
+            self.emit(O.LOAD_LOCAL, ev)
+            for part in (0, 1):
+                self.emit(O.LOAD_LOCAL, slot)
+                self.emit(O.CONST, part)
+                self.emit(O.INDEX)
+            self.emit(O.CALL, (h.fn_index, 3))
+            self.emit(O.POP)
+
+        self._loop_over("<holding>", "list[any]", body)
 
     def _fixed_event_fields(self, handlers: list, params: dict) -> list:
         """Fields the handlers' guards read and no handler can change.

@@ -193,6 +193,7 @@ def compile_source(pack: PackSource, diags: list, phash: str):
     from runebook.runtime.program import Program
     from .bodies import BodyCompiler
     from .declarations import DeclarationCollector
+    from .symbols import Behaviour
 
     modules = []
     unparsed = False
@@ -234,6 +235,8 @@ def compile_source(pack: PackSource, diags: list, phash: str):
         dice={k: v["faces"] for k, v in syms.entries.items() if v["kind"] == "die"},
         entries=syms.entries,
         kinds={k: list(info.entries) for k, info in syms.kinds.items()},
+        behaviours={k: [f for f, (t, _) in info.fields.items() if isinstance(t, Behaviour)]
+                    for k, info in syms.kinds.items()},
         functions=functions, entry_points=entry_points, actions=actions, groups=groups, policies=policies,
     )
     return program, syms, collector.types

@@ -47,6 +47,24 @@ def why_fn_changes(syms, name: str) -> Optional[str]:
     return syms.changes.get(name)
 
 
+def why_code_changes(syms, params: set, body: Optional[list], value=None) -> Optional[str]:
+    """Why a behaviour's code (a block, or the expression a fn gives) changes the game, or None."""
+    if syms.changes is None:
+        syms.changes = _analyse(syms)
+    reached: list = []
+    why = _block_effects(syms, body, params, reached) if body is not None else _effects(syms, value, reached)
+    if why is not None:
+        return why
+    for kind, name in reached:
+        if kind == "fn":
+            callee = why_fn_changes(syms, name)
+            if callee is not None:
+                return f"calls '{name}', which {callee}"
+        elif kind == "event" and name in (syms.changes_events or {}):
+            return f"emits '{name}', which {syms.changes_events[name]}"
+    return None
+
+
 def _analyse(syms) -> dict:
     """fn or procedure name -> why it changes the game (fns that only read: absent).
 
@@ -87,6 +105,7 @@ def _analyse(syms) -> dict:
                     why[node] = f"{verb} '{name}', which {why[callee]}"
                     changed = True
                     break
+    syms.changes_events = {name: reason for (kind, name), reason in why.items() if kind == "event"}
     return {name: reason for (kind, name), reason in why.items() if kind == "fn"}  # procedures too
 
 
@@ -128,6 +147,8 @@ def _effects(syms, node, reached: list) -> Optional[str]:
         if reason is not None:
             return reason
         target = None
+        if isinstance(n, A.MethodCall) and n.name in _procedure_fields(syms):
+            return f"calls the procedure field '{n.name}'"
         if isinstance(n, A.Call):
             if n.name in RANDOM_BUILTINS:
                 return f"draws a random number ('{n.name}')"
@@ -146,3 +167,10 @@ def _assigns_game_state(syms, target, local: set) -> bool:
     if isinstance(target, A.Name):
         return target.name not in local and target.name in syms.globals
     return not (isinstance(target, A.Field) and isinstance(target.obj, A.Name) and target.obj.name == "event")
+
+
+def _procedure_fields(syms) -> set:
+    """Names of behaviour fields that are procedures, in any kind: a call of one acts.
+    (A fn field only computes: its code is checked to, where it is written.)"""
+    return {name for info in syms.kinds.values() for name, (t, _) in info.fields.items()
+            if getattr(t, "ret", "") is None}

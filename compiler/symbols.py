@@ -13,12 +13,47 @@ from runebook.dsl.span import Span
 MISSING = object()
 
 
+@dataclass(frozen=True)
+class Behaviour:
+    """The type of a behaviour field: code an entry gives, called as `entry.field(args)`.
+    A `fn` (ret set) only computes; a `proc` (ret None) acts."""
+    params: tuple           # ((name, type), ...)
+    ret: Optional[str]
+
+    def __str__(self) -> str:
+        params = ", ".join(t for _, t in self.params)
+        return f"fn({params}) -> {self.ret}" if self.ret is not None else f"proc({params})"
+
+
 @dataclass
 class KindInfo:
     name: str
-    fields: dict            # field -> (type, default value or MISSING)
+    fields: dict            # field -> (type or Behaviour, default value or MISSING; a behaviour: its FieldDecl)
     entries: list           # entry ids in declaration order
     span: Optional[Span]
+    held: list = field(default_factory=list)  # [("zone", index) | ("var", slot)]: where its entries are in play
+
+
+@dataclass
+class BehaviourBody:
+    """One compiled behaviour: an entry's own code for a field, or a kind's default."""
+    owner: str              # the entry id, or the kind for a default
+    field: str
+    type: Behaviour
+    value: Any              # the expression a fn returns, or None
+    body: Optional[list]    # the statements, or None
+    span: Span
+    fn_index: int = -1
+
+
+@dataclass
+class OwnedHandler:
+    """An `on EVENT` handler written inside an entry: it runs for each holder of the entry."""
+    entry: str
+    kind: str
+    decl: Any               # the HandlerDecl
+    order: int
+    fn_index: int = -1
 
 
 @dataclass
@@ -52,14 +87,18 @@ class Symbols:
     kinds: dict = field(default_factory=dict)        # name -> KindInfo
     entries: dict = field(default_factory=dict)      # id -> {"kind": k, field: value}
     symbols: dict = field(default_factory=dict)      # bare symbol (faces, symbols decls) -> span
+    symbol_sets: dict = field(default_factory=dict)  # declared set (a type) -> [members]
+    symbol_type: dict = field(default_factory=dict)  # member of a set -> the set's name
+    behaviours: list = field(default_factory=list)   # [BehaviourBody], defaults and entries' own
     events: dict = field(default_factory=dict)       # name -> [(param, type)]
     functions: dict = field(default_factory=dict)    # name -> FnInfo
     actions: dict = field(default_factory=dict)      # name -> ActionInfo
     groups: dict = field(default_factory=dict)       # group -> [action names]
-    handlers: dict = field(default_factory=dict)     # event -> [HandlerDecl]
+    handlers: dict = field(default_factory=dict)     # event -> [_HandlerInfo | OwnedHandler], in run order
     policies: dict = field(default_factory=dict)     # name -> PolicyDecl
     initial: dict = field(default_factory=dict)      # var name -> initial value
     changes: Optional[dict] = None                   # fn name -> why calling it changes the game (purity.py)
+    changes_events: Optional[dict] = None            # event -> why emitting it changes the game (purity.py)
     declared_at: dict = field(default_factory=dict)  # top-level name -> Span (one namespace)
     choice_types: dict = field(default_factory=dict) # choose tag -> option type
     emitted: set = field(default_factory=set)        # events some script emits

@@ -5,6 +5,7 @@
   any                                unknown after an earlier error (never reported twice)
   list[T]                            immutable lists
   <kind>                             an entry id of a declared kind (a kind is a sub-type of str)
+  <set>                              a member of a declared symbol set (a sub-type of str)
   event:<name>                       an event record
 """
 from __future__ import annotations
@@ -30,23 +31,28 @@ def is_event(t: str) -> bool:
 
 
 class TypeSpace:
-    """Knows which names are kinds, to decide sub-typing (kind <: str)."""
+    """Knows which names are kinds and symbol sets, to decide sub-typing (kind <: str, set <: str)."""
 
-    def __init__(self, kinds: set[str]):
+    def __init__(self, kinds: set[str], sets: set[str] = frozenset()):
         self.kinds = kinds
+        self.sets = sets
 
     def is_kind(self, t: str) -> bool:
         return t in self.kinds
 
+    def is_text(self, t: str) -> bool:
+        """str, or one of its sub-types."""
+        return t == "str" or t in self.kinds or t in self.sets
+
     def nullable(self, t: str) -> bool:
-        return t in NULLABLE_BASE or t in self.kinds or is_event(t) or t == "any"
+        return t in NULLABLE_BASE or t in self.kinds or t in self.sets or is_event(t) or t == "any"
 
     def assignable(self, src: str, dst: str) -> bool:
         if src == dst or src == "any" or dst == "any":
             return True
         if src == "none":
             return self.nullable(dst)
-        if dst == "str" and src in self.kinds:
+        if dst == "str" and (src in self.kinds or src in self.sets):
             return True
         if is_list(src) and is_list(dst):
             return self.assignable(elem(src), elem(dst))
@@ -67,11 +73,11 @@ class TypeSpace:
             return a
         if is_list(a) and is_list(b):
             return list_of(self.join(elem(a), elem(b)))
-        if (a in self.kinds or a == "str") and (b in self.kinds or b == "str"):
+        if self.is_text(a) and self.is_text(b):
             return "str"
         return "?"  # incompatible: callers report it
 
     def valid(self, t: str) -> bool:
         if is_list(t):
             return self.valid(elem(t))
-        return t in BASE or t in self.kinds or is_event(t)
+        return t in BASE or t in self.kinds or t in self.sets or is_event(t)

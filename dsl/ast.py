@@ -93,6 +93,15 @@ class Call:
 
 
 @dataclass(slots=True)
+class MethodCall:
+    """`obj.name(args)`: a call of an entry's behaviour field."""
+    obj: "Expr"
+    name: str
+    args: list
+    span: Span
+
+
+@dataclass(slots=True)
 class ZoneOf:
     zone: str
     owner: "Expr"
@@ -331,11 +340,20 @@ class DieDecl:
 
 
 @dataclass(slots=True)
+class BehaviourType:
+    """The type of a behaviour field: `fn(params) -> ret`, or `proc(params)` (ret None)."""
+    params: list  # list[Param]
+    ret: Optional[TypeRef]
+    span: Span
+
+
+@dataclass(slots=True)
 class FieldDecl:
     name: str
-    type: TypeRef
-    default: Optional[Expr]
+    type: Union[TypeRef, BehaviourType]
+    default: Optional[Expr]      # a constant; for a behaviour field, the expression a fn returns
     span: Span
+    body: Optional[list] = None  # a behaviour field's default body
 
 
 @dataclass(slots=True)
@@ -343,13 +361,15 @@ class KindDecl:
     name: str
     fields: list  # list[FieldDecl]
     span: Span
+    held: list = field(default_factory=list)  # zones or per-player variables where its entries are in play
 
 
 @dataclass(slots=True)
 class FieldInit:
     name: str
-    value: Expr
+    value: Optional[Expr]        # a constant, or the expression a fn field returns
     span: Span
+    body: Optional[list] = None  # a behaviour field given as a block
 
 
 @dataclass(slots=True)
@@ -358,12 +378,14 @@ class EntryDecl:
     name: str
     fields: list  # list[FieldInit]
     span: Span
+    handlers: list = field(default_factory=list)  # list[HandlerDecl] the entry owns
 
 
 @dataclass(slots=True)
 class SymbolsDecl:
     names: list
     span: Span
+    set_name: Optional[str] = None  # `symbols stat: ...` declares a type whose values are the names
 
 
 @dataclass(slots=True)
@@ -419,9 +441,18 @@ class Rating:
 
 
 @dataclass(slots=True)
+class Decider:
+    """`decide action GROUP { ... }` / `decide choice TAG { ... }`: a policy's answer, computed."""
+    kind: str  # "action" | "choice"
+    target: str
+    body: list
+    span: Span
+
+
+@dataclass(slots=True)
 class PolicyDecl:
     name: str
-    ratings: list
+    ratings: list  # list[Rating | Decider]
     span: Span
 
 

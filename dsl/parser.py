@@ -226,16 +226,40 @@ class _ToAst(Transformer):
         return A.FieldDecl(str(c[0]), c[1], c[2], self.sp(meta))
 
     def kind_decl(self, meta, c):
-        return A.KindDecl(str(c[0]), [f for f in c[1:] if f is not None], self.sp(meta))
+        return A.KindDecl(str(c[0]), [f for f in c[2:] if f is not None], self.sp(meta), c[1] or [])
+
+    def held(self, meta, c):
+        return [str(n) for n in c]
+
+    def behaviour_decl(self, meta, c):
+        return A.FieldDecl(str(c[0]), c[1], None, self.sp(meta), c[2])
+
+    def behaviour_expr_decl(self, meta, c):
+        return A.FieldDecl(str(c[0]), c[1], c[2], self.sp(meta))
+
+    def fn_type(self, meta, c):
+        return A.BehaviourType(c[0] or [], c[1], self.sp(meta))
+
+    def proc_type(self, meta, c):
+        return A.BehaviourType(c[0] or [], None, self.sp(meta))
 
     def field_init(self, meta, c):
         return A.FieldInit(str(c[0]), c[1], self.sp(meta))
 
+    def behaviour_init(self, meta, c):
+        return A.FieldInit(str(c[0]), None, self.sp(meta), c[1])
+
     def entry_decl(self, meta, c):
-        return A.EntryDecl(str(c[0]), str(c[1]), [f for f in c[2:] if f is not None], self.sp(meta))
+        items = [f for f in c[2:] if f is not None]
+        fields = [f for f in items if isinstance(f, A.FieldInit)]
+        handlers = [h for h in items if isinstance(h, A.HandlerDecl)]
+        return A.EntryDecl(str(c[0]), str(c[1]), fields, self.sp(meta), handlers)
 
     def symbols_decl(self, meta, c):
         return A.SymbolsDecl([str(n) for n in c], self.sp(meta))
+
+    def symbol_set_decl(self, meta, c):
+        return A.SymbolsDecl([str(n) for n in c[1:]], self.sp(meta), str(c[0]))
 
     def params(self, meta, c):
         return list(c)
@@ -278,6 +302,9 @@ class _ToAst(Transformer):
 
     def rating(self, meta, c):
         return A.Rating(str(c[0]), str(c[1]), c[2], self.sp(meta))
+
+    def decider(self, meta, c):
+        return A.Decider(str(c[0]), str(c[1]), c[2], self.sp(meta))
 
     def policy_decl(self, meta, c):
         return A.PolicyDecl(str(c[0]), list(c[1:]), self.sp(meta))
@@ -396,6 +423,9 @@ class _ToAst(Transformer):
 
     def call(self, meta, c):
         return A.Call(str(c[0]), c[1] or [], self.sp(meta))
+
+    def method_call(self, meta, c):
+        return A.MethodCall(c[0], str(c[1]), c[2] or [], self.sp(meta))
 
     def zone_of(self, meta, c):
         return A.ZoneOf(str(c[0]), c[1], self.sp(meta))

@@ -22,7 +22,7 @@ from typing import Optional
 
 from .builtins import BUILTINS, ScriptFault
 from .scripting import (CALL_BUDGET, DEFAULT_BUDGET, SCRIPT_FAILURES, Decision, OutOfSteps, ScriptError,
-                        divide_down, divide_up, index_item, narrate, no_choice_here, no_player, not_an_entry,
+                        behaviour, divide_down, divide_up, index_item, narrate, no_choice_here, no_player, not_an_entry,
                         remainder, check_nesting, script_error, too_deep)
 from .world import Event, World, Zone, owner_of
 
@@ -48,7 +48,7 @@ def _helpers(program) -> dict:
         "_oos": _oos, "_deep": too_deep, "_no_player": no_player, "_ran_off": _ran_off,
         "_index": index_item, "_mod": remainder, "_div_up": divide_up, "_div_down": divide_down,
         "_owner": owner_of, "_text": World.text_of, "_check_nesting": check_nesting, "_narrate": narrate,
-        "_not_entry": not_an_entry, "_KIND": {k: tuple(v) for k, v in program.kinds.items()},
+        "_not_entry": not_an_entry, "_behaviour": behaviour, "_ENTRIES": program.entries, "_FN": [], "_KIND": {k: tuple(v) for k, v in program.kinds.items()},
         "_DICE": program.dice,
         "_ACT": (), "_V": None, "_W": None, "_M": None, "_Z": None, "_G": None, "_O": None, "_P": None, "_E": None,
         "_steps": 0,
@@ -78,6 +78,7 @@ class FastModule:
         self.callables = [g[f"f{i}"] for i in range(len(program.functions))]
         self.base = len(self.callables)  # functions below this index never change; card tests add more
         g["_ACT"] = tuple(self.callables[a.body] for a in program.actions)
+        g["_FN"] = self.callables  # behaviour calls find their function by index
 
     @classmethod
     def build(cls, program, force_dispatch: bool = False) -> "FastModule":

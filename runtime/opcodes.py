@@ -124,6 +124,8 @@ _TABLE = [
     ("NE_CONST",      "value",                    1, 1, "Compare the top of the stack with a constant (not equal)."),
     ("NARRATE_TO",    "(function, argc)",         None, 0, "NARRATE with a function giving a player and a text: a line only that player may read."),
     ("CHECK_NESTING", "",                         1, 1, "Fail if the list on top is nested more than 64 deep (lists of lists)."),
+    ("CALL_FIELD",    "(kind, field, argc)",      None, 1, "Pop argc values and an entry id of a kind; call the code the entry gives for a behaviour field."),
+    ("HOLDERS",       "(entry, places)",          0, 1, "Push the (holder, thing) pairs for which an entry is in play: each thing made from it in the given zones (holder: the zone's owner), or each player whose given variable holds it (thing: none)."),
 ]
 
 OPS: tuple[OpInfo, ...] = tuple(OpInfo(i, *row) for i, row in enumerate(_TABLE))

@@ -78,6 +78,7 @@ class Program:
     dice: dict                    # die id -> [faces]
     entries: dict                 # entry id -> {"kind": k, field: value}
     kinds: dict                   # kind -> [entry ids in declaration order]
+    behaviours: dict              # kind -> [its behaviour fields]: each entry holds a function index there
     functions: list               # [Function]
     entry_points: dict            # "play", "score", "tiebreak", "title" -> function index
     actions: list                 # [Action]
@@ -126,7 +127,7 @@ class Program:
             "players": self.players, "options": self.options, "zones": self.zones,
             "globals": self.globals, "player_vars": self.player_vars,
             "thing_vars": self.thing_vars, "dice": self.dice, "entries": self.entries,
-            "kinds": self.kinds,
+            "kinds": self.kinds, "behaviours": self.behaviours,
             "functions": [{"name": f.name, "nparams": f.nparams, "nlocals": f.nlocals,
                            "code": f.code, "lines": f.lines, "file": f.file,
                            "local_names": f.local_names, "origins": f.origins, "inlined": f.inlined}
@@ -174,7 +175,7 @@ class Program:
                 players=data["players"], options=data["options"], zones=data["zones"],
                 globals=data["globals"], player_vars=data["player_vars"],
                 thing_vars=data["thing_vars"], dice=data["dice"], entries=data["entries"],
-                kinds=data["kinds"],
+                kinds=data["kinds"], behaviours=data["behaviours"],
                 functions=[Function(f["name"], f["nparams"], f["nlocals"], f["code"], f["lines"],
                                     f["file"], f["local_names"], f["origins"], f["inlined"])
                            for f in data["functions"]],

@@ -36,7 +36,8 @@ from .structure import Arm, Block, Unstructured, dispatch, structure
 # Every attribute the generated code may touch (checked by a test on every pack).
 ATTRIBUTES = frozenset({"vars", "face", "entry", "zone", "owner", "seat", "items", "fields",
                         "cancelled", "append", "clear", "get", "move", "destroy", "roll",
-                        "shuffle", "set_face", "create", "random_from", "narration", "quiet"})
+                        "shuffle", "set_face", "create", "random_from", "narration", "quiet",
+                        "holders"})
 
 _BRANCHES = set(O.JUMP_TARGET) | {O.SWITCH_VAR, O.RETURN}
 
@@ -189,7 +190,7 @@ class _Context:
     def classify(self, index: int) -> None:
         """Decide for a function added after analyse() (a card test's step) whether it is a generator."""
         fn = self.program.functions[index]
-        if _suspends_itself(fn) or any(t in self.generators for t in _callees(fn)):
+        if _suspends_itself(fn) or any(t in self.generators for t in _callees(fn, self.program)):
             self.generators.add(index)
         else:
             self.generators.discard(index)
@@ -401,6 +402,28 @@ def _call(w, arg, memo: bool):
         w.result(guard, f"{slot} = {call}")
 
 
+def _call_field(w, arg):
+    """CALL_FIELD: the entry's function is found first (as the interpreter does), then the
+    step is spent and the call made; all of a field's functions are generators or none is."""
+    kind, field, argc = arg
+    w.flush()
+    args = w.pops(argc)
+    entry = w.pop()
+    ctx = w.ctx
+    args_text = ", ".join(args + (["_dp + 1"] if ctx.track_depth else []))
+    call = f"_FN[_c]({args_text})"
+    if behaviour_targets(ctx.program, kind, field)[0] in ctx.generators:
+        call = f"(yield from {call})"
+    guard = STEP + (f"\nif _dp > {MAX_DEPTH}: _deep()" if ctx.track_depth else "")
+    w.result(f"_c = _behaviour(_ENTRIES, {entry}, {_const(kind)}, {_const(field)})", guard,
+             f"{w.next_slot()} = {call}")
+
+
+def _holders(w, arg):
+    entry, places = arg
+    w.push(f"_W.holders({_const(entry)}, {_const(places)})", EXPR, NOT_ZONE)
+
+
 def _decide(kind: str):
     def emit(w, tag):
         player = w.pop_item()
@@ -566,6 +589,8 @@ TRANSLATIONS = {
     "NARRATE": lambda w, arg: _narration_line(w, arg, private=False),
     "NARRATE_TO": lambda w, arg: _narration_line(w, arg, private=True),
     "CHECK_NESTING": _unary("_check_nesting({x})"),
+    "CALL_FIELD": _call_field,
+    "HOLDERS": _holders,
     "CANCEL": lambda w, slot: w.stmt(CLEAR_MEMO, f"l{slot}.cancelled = True"),
     "DECIDE": _decide("choice"),
     "DECIDE_ACTION": _decide("action"),
@@ -673,8 +698,28 @@ def translate_function(fn, index: int, ctx: _Context, force_dispatch: bool = Fal
 
 
 # ------------------------------------------------------------------ the program
-def _callees(fn) -> list:
-    return [arg[0] for op, arg in fn.code if op in (O.CALL, O.CALL_MEMO)]
+def _callees(fn, program) -> list:
+    """The functions a function may call: named ones, and every entry's code for a behaviour field."""
+    out = []
+    for op, arg in fn.code:
+        if op == O.CALL or op == O.CALL_MEMO:
+            out.append(arg[0])
+        elif op == O.CALL_FIELD:
+            out.extend(behaviour_targets(program, arg[0], arg[1]))
+    return out
+
+
+def behaviour_targets(program, kind: str, field: str) -> list:
+    """The function of each entry of a kind for one behaviour field (defaults shared)."""
+    entries = program.entries
+    return list(dict.fromkeys(entries[e][field] for e in program.kinds[kind]))
+
+
+def _behaviour_groups(program) -> list:
+    """Each behaviour field's functions: one call site may reach any of them, so they are
+    all generators or none is."""
+    return [behaviour_targets(program, kind, field)
+            for kind, fields in program.behaviours.items() if program.kinds[kind] for field in fields]
 
 
 def _suspends_itself(fn) -> bool:
@@ -688,14 +733,19 @@ def analyse(program) -> _Context:
     performs = [any(op == O.PERFORM for op, _ in fn.code) for fn in functions]
     bodies = sorted({a.body for a in program.actions}) if any(performs) else []
     # What each function may start: the functions it calls, and every action body if it performs.
-    edges = [_callees(fn) + (bodies if p else []) for fn, p in zip(functions, performs)]
+    edges = [_callees(fn, program) + (bodies if p else []) for fn, p in zip(functions, performs)]
     generators = set(bodies) | {i for i, fn in enumerate(functions) if _suspends_itself(fn)}
+    groups = _behaviour_groups(program)
     changed = True
     while changed:  # a function that starts a generator is one (the same rule as classify())
         changed = False
         for i, targets in enumerate(edges):
             if i not in generators and any(t in generators for t in targets):
                 generators.add(i)
+                changed = True
+        for group in groups:
+            if any(t in generators for t in group) and not generators.issuperset(group):
+                generators.update(group)
                 changed = True
     return _Context(program, generators, not _shallow(edges))
 

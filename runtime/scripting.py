@@ -114,6 +114,14 @@ def not_an_entry(value, kind: str):
     raise ScriptFault(f"'{value}' is not a {kind}")
 
 
+def behaviour(entries: dict, value, kind: str, field: str) -> int:
+    """The function an entry of `kind` gives for a behaviour field (CALL_FIELD)."""
+    entry = entries.get(value) if type(value) is str else None
+    if entry is None or entry["kind"] != kind:
+        not_an_entry("none" if value is None else value, kind)
+    return entry[field]
+
+
 def index_item(xs, i):
     if not 0 <= i < len(xs):
         raise ScriptFault(f"index {i} is outside a list of {len(xs)}")

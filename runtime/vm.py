@@ -24,7 +24,7 @@ from typing import Optional
 
 from .builtins import BUILTINS, ScriptFault
 from .scripting import (CALL_BUDGET, DEFAULT_BUDGET, MAX_DEPTH, SCRIPT_FAILURES, Decision, OutOfSteps, ScriptError,
-                        divide_down, divide_up, index_item, narrate, no_choice_here, no_player, not_an_entry,
+                        behaviour, divide_down, divide_up, index_item, narrate, no_choice_here, no_player, not_an_entry,
                         remainder, check_nesting, script_error, too_deep)
 from .world import Event, World, Zone, owner_of
 
@@ -425,6 +425,23 @@ class VM:
                         world.narration.append(self._narrate(arg, stack, True))
                     elif op == 85:  # CHECK_NESTING
                         check_nesting(stack[-1])
+                    elif op == 86:  # CALL_FIELD
+                        kind, field, argc = arg
+                        args = stack[len(stack) - argc:] if argc else ()
+                        if argc:
+                            del stack[-argc:]
+                        fn_index = behaviour(world.entries, stack.pop(), kind, field)
+                        steps -= 1
+                        if steps < 0:
+                            raise OutOfSteps()
+                        if len(frames) > MAX_DEPTH:
+                            too_deep()
+                        frame.pc = pc
+                        frame = Frame(self.functions[fn_index], args)
+                        frames.append(frame)
+                        code, pc, stack, locs = frame.fn.code, 0, frame.stack, frame.locals
+                    elif op == 87:  # HOLDERS
+                        stack.append(world.holders(*arg))
                     else:
                         raise ScriptFault(f"unknown opcode {op}")
         except ScriptError:

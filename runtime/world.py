@@ -114,6 +114,21 @@ class World:
         self.narration_failures: list = []  # ScriptErrors of log lines that could not be made
 
     # ---------------------------------------------------------------- things and zones
+    def holders(self, entry: str, places: tuple) -> tuple:
+        """(holder, thing) for each way an entry is in play (HOLDERS), in the order the
+        places are declared, then seat order, then zone order: ("zone", index) gives each
+        thing made from the entry in that zone, ("var", slot) each player whose per-player
+        variable holds it (thing: none). A thing another seat cannot see is not counted."""
+        found = []
+        for how, where in places:
+            if how == "var":
+                found.extend((p, None) for p in self.players if p.vars[where] == entry)
+                continue
+            zones = self.zones[where]
+            for zone in (zones if type(zones) is list else (zones,)):
+                found.extend((zone.owner, t) for t in zone.items if type(t) is Thing and t.entry == entry)
+        return tuple(found)
+
     def create(self, entry: str, zone: Zone) -> Thing:
         if entry not in self.entries:
             raise ScriptFault(f"cannot create '{entry}': no such entry")

@@ -411,9 +411,11 @@ FACES = ("heads", "tails")
 HEADER = """\
 symbols red, green, blue
 die coin: heads, tails
-kind gem { worth: int }
-gem ruby { worth: 3 }
-gem opal { worth: 5 }
+kind gem held in hand {
+  worth: int
+  value: fn(n: int) -> int = n + 1
+  shine: proc(p: player) { p.pv += 1 }
+}
 zone table
 zone hand per player
 var g_n: int = 0
@@ -442,6 +444,7 @@ class Scope:
     handler: bool = False            # inside 'on ping': 'event' is the record, 'cancel' allowed
     wild: bool = False               # unbounded while loops allowed (only where the test budget applies)
     hole: bool = False               # inside a text's {hole}: no string literals (the text would end)
+    gems: bool = False               # the gems' behaviours may be called
 
     def child(self, **kw) -> "Scope":
         return replace(self, env=dict(self.env), **kw)
@@ -489,6 +492,8 @@ class ProgramGen:
         leaves += ["tv"] if self.names(sc, "thing") else []
         leaves += ["evrec"] if self.names(sc, "ev") else []
         leaves += ["worth", "seat", "bonus"]
+        if d > 0 and sc.gems:
+            leaves += ["gemvalue", "gemvalue"]
         if d <= 0:
             kind = self.pick(leaves)
         else:
@@ -511,6 +516,9 @@ class ProgramGen:
             return f"{self.pick(self.names(sc, 'thing'))}.tv"
         if kind == "bonus":
             return "bonus"
+        if kind == "gemvalue":  # a behaviour call; through a thing's entry it may name no gem (a fault)
+            gem = self.pick(["ruby", "opal", "ruby", f"gem({self.e_thing(sc, 0)}.entry)"])
+            return f"{gem}.value({self.e_int(sc, d - 1)})"
         if kind == "worth":
             return f"{self.pick(['ruby', 'opal'])}.worth"
         if kind == "seat":
@@ -828,6 +836,8 @@ class ProgramGen:
                 kinds += ["emit", "act", "choose", "proc"]
         if sc.handler:
             kinds += ["event_field", "cancel", "cancel"]
+        if sc.gems and sc.effects:
+            kinds += ["shine"]
         kind = self.pick(kinds)
         return getattr(self, "s_" + kind)(sc, depth)
 
@@ -974,6 +984,9 @@ class ProgramGen:
         name, params = self.pick(sc.procs)
         return [f"{name}({', '.join(self.expr(p, sc, 1) for p in params)})"]
 
+    def s_shine(self, sc, depth):
+        return [f"{self.pick(['ruby', 'opal'])}.shine({self.e_player(sc, 1)})"]
+
     def s_emit(self, sc, depth):
         call = f"emit ping(n: {self.e_int(sc, 2)}, who: {self.e_player(sc, 1)})"
         if self.chance(30):
@@ -1059,6 +1072,7 @@ class ProgramGen:
                 out += [f"  if b0 <= 0 or b0 > {self.pick([3, 10, 250])} {{ return }}"]
             out += self.indent(self.block(sc, 2)) + ["}", ""]
             procs.append(sig)
+        out += self.gems(fns, pure_fns, procs)
         for _ in range(self.num(0, 3) or self.num(0, 2)):  # mostly at least one handler
             sc = Scope({}, ret="", handler=True, calls=tuple(fns), pure_calls=tuple(pure_fns),
                        decide=self.chance(30))
@@ -1067,7 +1081,7 @@ class ProgramGen:
             out += [f"on ping{prio}{when} {{"] + self.indent(self.block(sc, 1)) + ["}", ""]
         # actions: a generated requirement and body
         sc = Scope({"actor": "player", "n": "int"}, frozenset({"actor", "n"}), ret="", decide=True,
-                   calls=tuple(fns), pure_calls=tuple(pure_fns))
+                   calls=tuple(fns), pure_calls=tuple(pure_fns), gems=True)
         domain = "[" + ", ".join(str(self.num(0, 4)) for _ in range(self.num(0, 3))) + "]"
         out += [f"action grab_n(n: int from {domain}) in turn"]
         if self.chance(60):
@@ -1086,7 +1100,7 @@ class ProgramGen:
         out += ["policy greedy {", f"  rate action grab_n: {rate_take}", f"  rate choice pick: {rate_pick}", "}", ""]
         # play
         sc = Scope({"e0": "ev", "c0": "str"}, ret="", decide=True, calls=tuple(fns), pure_calls=tuple(pure_fns),
-                   procs=tuple(procs), wild=True)
+                   procs=tuple(procs), wild=True, gems=True)
         out += ["proc play() {", "  repeat 3 { create coin in table }", "  create ruby in hand of players[0]",
                 "  roll table", "  let e0 = emit ping(n: 0, who: players[0])", "  act turn for players[0]",
                 "  let c0 = choose pick from [red, green] for players[0]"]
@@ -1098,6 +1112,32 @@ class ProgramGen:
             score += f" + {name}({', '.join('p' if t == 'player' else 'p.seat' for t in params)})"
         out += ["fn score(p: player) -> int {", f"  return {score}", "}", ""]
         return "\n".join(out)
+
+
+    def gems(self, fns: list, pure_fns: list, procs: list) -> list:
+        """Two entries with behaviours of their own (or the kind's defaults) and a handler
+        that runs for each holder: a behaviour call may reach either, a decision in one
+        makes both generators on the fast path."""
+        out = []
+        for name, worth in (("ruby", 3), ("opal", 5)):
+            out.append(f"gem {name} {{ worth: {worth}")
+            if self.chance(70):
+                sc = Scope({"n": "int"}, frozenset({"n"}), ret="int", effects=False, pure_calls=tuple(pure_fns))
+                if self.chance(50):
+                    out.append(f"  value: {self.e_int(sc, 2)}")
+                else:
+                    out += ["  value {"] + self.indent(self.indent(self.block(sc, 1, last="return"))) + ["  }"]
+            if self.chance(70):
+                sc = Scope({"p": "player"}, frozenset({"p"}), ret="", decide=self.chance(50), calls=tuple(fns),
+                           pure_calls=tuple(pure_fns), procs=tuple(procs))
+                out += ["  shine {"] + self.indent(self.indent(self.block(sc, 1))) + ["  }"]
+            if self.chance(60):
+                sc = Scope({"holder": "player", "this": "thing"}, frozenset({"holder", "this"}), ret="",
+                           handler=True, calls=tuple(fns), pure_calls=tuple(pure_fns), decide=self.chance(30))
+                when = f" when {self.e_bool(sc.child(effects=False), 1)}" if self.chance(50) else ""
+                out += [f"  on ping{when} {{"] + self.indent(self.indent(self.block(sc, 1))) + ["  }"]
+            out += ["}", ""]
+        return out
 
 
 @st.composite
@@ -1201,8 +1241,9 @@ MADE_NAME = re.compile(r"(f|l|_s)\d+")
 # _t (a value tested once: zone or list), _u (an assignment target), _v (a switched
 # variable), _k/_r (memo key and result), _o/_p (options and player of a decision),
 # _go (the flag of a jump leaving several loops), _b (the block number of a dispatch
-# loop), _dp (a frame's call depth, when recursion is possible).
-TEMPORARIES = {"_t", "_u", "_v", "_k", "_r", "_o", "_p", "_go", "_b", "_dp"}
+# loop), _dp (a frame's call depth, when recursion is possible), _c (the function
+# index a behaviour call found).
+TEMPORARIES = {"_t", "_u", "_v", "_k", "_r", "_o", "_p", "_go", "_b", "_dp", "_c"}
 ALLOWED_NODES = {  # no import, lambda, class, try, with, raise, f-string (JoinedStr), del, comprehension, ...
     "Module", "FunctionDef", "arguments", "arg", "keyword", "Global", "Assign", "AugAssign", "Expr",
     "Return", "If", "While", "For", "Break", "Continue", "Pass", "Name", "Load", "Store", "Constant",
