@@ -15,7 +15,7 @@ from runebook.runtime.program import Action
 from .codegen import FunctionCompiler, names_in
 from .purity import why_code_changes
 from .symbols import BehaviourBody, OwnedHandler, Symbols
-from .types import TypeSpace
+from .types import TypeSpace, list_of
 
 CONTRACT = {
     # name: (params, return, required, what it is for)
@@ -229,8 +229,11 @@ class BodyCompiler:
         return fc.finish(3 if isinstance(h, OwnedHandler) else 1)
 
     def _policy(self, decl: A.PolicyDecl) -> dict:
-        out = {"action": {}, "choice": {}}
+        out = {"action": {}, "choice": {}, "decide": {"action": {}, "choice": {}}}
         for r in decl.ratings:
+            if isinstance(r, A.Decider):
+                self._decider(decl.name, r, out["decide"][r.kind])
+                continue
             fc = self._new(f"rate {r.target} ({decl.name})", r.span, ret="int", pure=True, actor=True)
             fc.declare("actor", "player")
             if r.kind == "action":
@@ -260,6 +263,40 @@ class BodyCompiler:
                 self.error("E0404", f"policy '{decl.name}' rates '{r.target}' twice", r.span)
             bucket[key] = len(self.functions) - 1
         return out
+
+    def _decider(self, policy: str, d: A.Decider, bucket: dict) -> None:
+        """`decide action GROUP { ... }` / `decide choice TAG { ... }`: a function of the deciding
+        player (`actor`) and the legal `options`, giving one of them, or none to let the
+        policy's ratings decide. A question: it may not change the game."""
+        if d.kind == "action":
+            if d.target not in self.syms.groups:
+                self.error("E0308", f"policy '{policy}' decides unknown action group '{d.target}'", d.span,
+                           did_you_mean(d.target, self.syms.groups))
+                return
+            answer = "action"
+        else:
+            if d.target not in self.syms.choice_types:
+                self.error("E0317", f"policy '{policy}' decides unknown choice '{d.target}'", d.span,
+                           did_you_mean(d.target, self.syms.choice_types)
+                           or "choices are named where a script says 'choose NAME from ...'")
+                return
+            answer = self.syms.choice_types[d.target]
+        if d.target in bucket:
+            self.error("E0404", f"policy '{policy}' decides '{d.target}' twice", d.span)
+            return
+        why = why_code_changes(self.syms, {"actor", "options"}, d.body)
+        if why is not None:
+            self.error("E0330", f"a policy's decision may only compute an answer, but this one {why}", d.span,
+                       "a policy chooses; the game's scripts act")
+        fc = self._new(f"decide {d.target} ({policy})", d.span, ret=answer, actor=True)
+        fc.declare("actor", "player")
+        fc.declare("options", list_of(answer))
+        fc.block(d.body, new_scope=False)
+        if not always_leaves(d.body):
+            self.error("E0312", f"deciding '{d.target}' may reach its end without an answer", d.span,
+                       "end every path with 'return OPTION', or 'return none' to let the ratings decide")
+        self.functions.append(fc.finish(2))
+        bucket[d.target] = len(self.functions) - 1
 
     # ---------------------------------------------------------------- pack-level checks
     def _contract(self) -> dict:

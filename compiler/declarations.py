@@ -252,10 +252,12 @@ class DeclarationCollector:
                 t = Behaviour(tuple((p.name, self.type_of(p.type)) for p in f.type.params),
                               self.type_of(f.type.ret) if f.type.ret is not None else None)
                 given = f.body is not None or f.default is not None
-                if given and self._behaviour_given(d.name, f.name, t, f.default, f.body, f.span):
+                if not given:
+                    info.fields[f.name] = (t, MISSING)
+                elif self._behaviour_given(d.name, f.name, t, f.default, f.body, f.span):
                     info.fields[f.name] = (t, self.syms.behaviours[-1])
                 else:
-                    info.fields[f.name] = (t, MISSING)
+                    info.fields[f.name] = (t, None)  # reported: not missing in every entry too
                 continue
             t = self.type_of(f.type)
             default = MISSING

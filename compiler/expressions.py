@@ -268,6 +268,9 @@ class Expressions:
         builtin = B.BY_NAME.get(e.name)
         if builtin is not None:
             return self._call_builtin(builtin, e)
+        action = self.syms.actions.get(e.name)
+        if action is not None:
+            return self._action_option(action, e)
         self.error("E0305", f"unknown function '{e.name}'", e.span,
                    did_you_mean(e.name, list(self.syms.functions) + list(B.BY_NAME)))
         for a in e.args:
@@ -305,6 +308,19 @@ class Expressions:
                 self.expect(at, ptype, a.span, f"argument '{pname}' of '{e.name}'")
         self.emit(O.CALL_FIELD, (t, e.name, len(e.args)))
         return sig.ret if sig.ret is not None else "none"
+
+    def _action_option(self, action, e: A.Call) -> str:
+        """`fight(c, cleric, goblin)`: the option of taking an action with these arguments, as
+        an 'act' decision offers it (a policy's answer); it does not take the action."""
+        ok = self._arity(e, len(action.params))
+        self.emit(O.CONST, action.index)
+        for i, a in enumerate(e.args):
+            t = self.expr(a)
+            if ok:
+                pname, ptype = action.params[i]
+                self.expect(t, ptype, a.span, f"argument '{pname}' of '{e.name}'")
+        self.emit(O.BUILD_LIST, 1 + len(e.args))
+        return "action"
 
     def _as_entry(self, e: A.Call) -> str:
         """KIND(text): view a text (e.g. a thing's .entry) as an entry of that kind."""

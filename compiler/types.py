@@ -1,6 +1,7 @@
 """The checker's types, written as plain strings.
 
   int bool str thing player zone     the value types
+  action                             one option of an 'act' decision: an action and its arguments
   none                               the type of the literal 'none'
   any                                unknown after an earlier error (never reported twice)
   list[T]                            immutable lists
@@ -10,8 +11,8 @@
 """
 from __future__ import annotations
 
-BASE = ("int", "bool", "str", "thing", "player", "zone")
-NULLABLE_BASE = ("str", "thing", "player", "zone")
+BASE = ("int", "bool", "str", "thing", "player", "zone", "action")
+NULLABLE_BASE = ("str", "thing", "player", "zone", "action")
 
 
 def list_of(t: str) -> str:

@@ -3,8 +3,9 @@
   random       uniform over the legal options (its own RNG, seeded from the match seed and seat)
   first        always the first option
   scripted     answers from a list (indices or option labels), for tests and replays
-  policy:NAME  a strategy written in the pack's language: each option is rated by
-               the pack's 'policy NAME' and the best rating wins (first on ties)
+  policy:NAME  a strategy written in the pack's language: the pack's 'policy NAME'
+               answers a decision itself where it says 'decide', else each option is
+               rated and the best rating wins (first on ties)
 
 Interactive agents (human) live in the CLI, the only layer that knows terminals.
 An agent sees a match only through a SeatView (runtime/visibility.py): its own
@@ -79,11 +80,26 @@ class PolicyAgent(Agent):
                              f"({hint or 'policies: ' + known})")
         self.name = f"policy:{policy}"
         self.ratings = program.policies[policy]
+        self.deciders = self.ratings["decide"]
         self.constants = _constant_ratings(program, policy)
 
+    def _legal(self, decision, answer) -> int:
+        """The index of a decided answer among the legal options; an answer that is not one
+        of them is the policy's mistake, named with the options it could have given."""
+        for i, option in enumerate(decision.options):
+            if option == answer and type(option) is type(answer):
+                return i
+        raise AgentError(f"{self.name} answered the '{decision.tag}' decision with {answer!r}, "
+                         f"which is not one of its {len(decision.options)} legal options")
+
     def choose(self, decision, view) -> int:
-        best, best_score = 0, None
         player = decision.player
+        decider = self.deciders[decision.kind].get(decision.tag)
+        if decider is not None:
+            answer = view.call(decider, (player, tuple(decision.options)))
+            if answer is not None:
+                return self._legal(decision, answer)
+        best, best_score = 0, None
         if decision.kind == "action":
             table, constants = self.ratings["action"], self.constants
             for i, option in enumerate(decision.options):

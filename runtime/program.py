@@ -83,7 +83,8 @@ class Program:
     entry_points: dict            # "play", "score", "tiebreak", "title" -> function index
     actions: list                 # [Action]
     groups: dict                  # group -> [action index]
-    policies: dict                # name -> {"action": {action index: fn}, "choice": {tag: fn}}
+    policies: dict                # name -> {"action": {action index: fn}, "choice": {tag: fn},
+                                  #          "decide": {"action": {group: fn}, "choice": {tag: fn}}}
     # What a backend derives from the program (the fast path's compiled module); never
     # serialised, and shared by copies made with dataclasses.replace (card tests).
     runtime_cache: dict = field(default_factory=dict, repr=False, compare=False)
@@ -110,7 +111,8 @@ class Program:
         data["functions"] = [{**f, "code": [[op, _enc_arg(arg)] for op, arg in f["code"]]}
                              for f in data["functions"]]
         data["policies"] = {name: {"action": {str(k): v for k, v in p["action"].items()},
-                                   "choice": p["choice"]} for name, p in data["policies"].items()}
+                                   "choice": p["choice"], "decide": p["decide"]}
+                            for name, p in data["policies"].items()}
         return json.dumps(data, separators=(",", ":"))
 
     def to_cache_bytes(self) -> bytes:
@@ -152,7 +154,8 @@ class Program:
             for f in data["functions"]:
                 f["code"] = [(op, _dec_arg(arg)) for op, arg in f["code"]]
             data["policies"] = {name: {"action": {int(k): v for k, v in p["action"].items()},
-                                       "choice": p["choice"]} for name, p in data["policies"].items()}
+                                       "choice": p["choice"], "decide": p["decide"]}
+                                for name, p in data["policies"].items()}
         except (KeyError, TypeError, ValueError, IndexError, AttributeError) as err:
             raise ProgramFormatError(f"compiled pack is damaged ({type(err).__name__}: {err})") from None
         return cls._build(data)
