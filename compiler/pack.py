@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import sys
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -265,31 +264,32 @@ def read_and_hash(root: Path, diags: list) -> tuple:
         raise ContentError([Diagnostic("E0102", f"cannot read the pack's files: {err}")]) from None
 
 
-def _manifest_key(root: Path) -> Path:
-    from runebook.paths import cache_dir
-    digest = hashlib.sha256((root / MANIFEST).read_bytes()).hexdigest()[:24]
-    folder = cache_dir() / "manifests"
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder / f"{digest}.json"
+def _manifest_key(root: Path) -> str:
+    # The entry is named after the manifest's bytes and the folder it is in: the sources
+    # it lists are confined to that folder, and the entry is only ever used for it.
+    digest = hashlib.sha256((root / MANIFEST).read_bytes() + b"\0" + str(root).encode()).hexdigest()[:24]
+    return f"{digest}.json"
 
 
 def _remember_pack(pack: PackSource) -> None:
-    """Keep what a manifest says (name, source patterns), keyed by its bytes."""
+    """Keep what a manifest says (name, source patterns), keyed by its bytes (signed: paths.py)."""
+    from runebook.paths import write_signed
     if pack.manifest.get("include"):
         return  # included packs have manifests of their own: always read them properly
     try:
         entry = {"name": pack.name, "sources": list(pack.manifest.get("sources", ["**/*.rune"]))}
-        _manifest_key(pack.root).write_text(json.dumps(entry))
+        write_signed("manifests", _manifest_key(pack.root), json.dumps(entry).encode())
     except OSError:
         pass
 
 
 def _remembered_pack(root: Path) -> Optional[PackSource]:
     """The PackSource of an unchanged manifest without parsing YAML (warm start-up)."""
-    key = _manifest_key(root)
-    if not key.is_file():
+    from runebook.paths import read_signed
+    blob = read_signed("manifests", _manifest_key(root))
+    if blob is None:
         return None
-    entry = json.loads(key.read_text())
+    entry = json.loads(blob)
     pack = PackSource(root, {"name": entry["name"]}, _display(root / MANIFEST, root))
     for pattern in entry["sources"]:
         pack.add_sources(_files(root, pattern))
@@ -308,12 +308,9 @@ def _cache_key(name: str, phash: str) -> str:
     return f"{name}-{phash[:20]}-{ENGINE_VERSION}-{TABLE_DIGEST}-{code_digest(*sources)}"
 
 
-def _cache_file(key: str) -> Path:
-    from runebook.paths import cache_dir
-    folder = cache_dir() / "packs"
-    folder.mkdir(parents=True, exist_ok=True)
+def _cache_file(key: str) -> str:
     # Marshalled: readable only by the Python version that wrote it, hence its tag.
-    return folder / f"{key}-{sys.implementation.cache_tag}.marshal"
+    return f"{key}-{sys.implementation.cache_tag}.marshal"
 
 
 def load_program(name_or_path: str, use_cache: bool = True):
@@ -321,6 +318,7 @@ def load_program(name_or_path: str, use_cache: bool = True):
 
     Raises ContentError (with every diagnostic) when the pack has errors.
     """
+    from runebook.paths import read_signed, write_signed
     from runebook.runtime.program import Program
 
     root = find_pack(name_or_path)
@@ -330,9 +328,9 @@ def load_program(name_or_path: str, use_cache: bool = True):
             if quick is not None:
                 phash = pack_hash(quick)
                 key = _cache_key(quick.name, phash)
-                cached = _cache_file(key)
-                if cached.is_file():
-                    program = Program.from_cache_bytes(cached.read_bytes(), expect_engine=ENGINE_VERSION)
+                cached = read_signed("packs", _cache_file(key))  # None unless this user's key signed it
+                if cached is not None:
+                    program = Program.from_cache_bytes(cached, expect_engine=ENGINE_VERSION)
                     if program.pack_hash == phash:
                         program.runtime_cache["cache_key"] = key
                         return program
@@ -347,12 +345,9 @@ def load_program(name_or_path: str, use_cache: bool = True):
         raise ContentError([d for d in diags if d.severity == "error"] or diags)
     if use_cache:
         key = _cache_key(pack.name, phash)
-        cached = _cache_file(key)
         program.runtime_cache["cache_key"] = key
-        tmp = cached.with_suffix(f".{os.getpid()}.tmp")
         try:
-            tmp.write_bytes(program.to_cache_bytes())
-            os.replace(tmp, cached)
+            write_signed("packs", _cache_file(key), program.to_cache_bytes())
         except OSError:
             pass  # caching is an optimisation; a read-only disk must not break play
     return program

@@ -49,18 +49,16 @@ def build_parser(strict: bool = False, cache: bool = True) -> Lark:
     """The parser; `strict` also proves the grammar free of conflicts and overlapping terminals.
 
     With `cache`: the tables shipped with the package when they suit the installed Lark,
-    else the ones Lark keeps in the user's cache (built there the first time).
+    else tables built in memory. Never tables from the user's cache folder: Lark keeps them
+    as a pickle, and loading a pickle someone else wrote would run their code.
     """
     grammar = GRAMMAR_PATH.read_text()
-    cache_path = None
     if cache and not strict:
         shipped = load_shipped_tables(grammar)
         if shipped is not None:
             return shipped
-        from runebook.paths import cache_dir
-        cache_path = str(cache_dir() / f"grammar-{_tables_digest(grammar)}.lark")
     with _terminal_overlap_check(strict):
-        return Lark(grammar, **LARK_OPTIONS, postlex=_BracketNewlines(), strict=strict, cache=cache_path)
+        return Lark(grammar, **LARK_OPTIONS, postlex=_BracketNewlines(), strict=strict)
 
 
 # Building the LALR tables takes ~0.25 s, a quarter of a cold start, so the package ships
