@@ -140,21 +140,47 @@ def read_pack(root: Path, diags: list, _stack: tuple = (), check: bool = True) -
         if sub is not None:
             pack.sources.extend(sub.sources)
     for i, pattern in enumerate(manifest.get("sources", ["**/*.rune"])):
-        matches = _files(root, pattern)
-        outside = [p for p in matches if not p.resolve().is_relative_to(here)]
-        if outside:
-            # Other packs are shared with 'include:', which has a manifest of its own.
-            diags.append(Diagnostic("E0417", f"source pattern '{pattern}' reaches outside the pack",
-                                    locate(manifest, ["sources", i], mfile),
-                                    "keep sources inside the pack folder; share content with 'include:'"))
-            matches = [p for p in matches if p not in outside]
-        if not matches and not outside:
+        matches = _confined_files(root, manifest, "sources", i, mfile, diags)
+        if matches == []:
             diags.append(Diagnostic("E0415", f"source pattern '{pattern}' matches no file",
                                     locate(manifest, ["sources", i], mfile)))
-        pack.add_sources(matches)
-    for pattern in manifest.get("tests", ["tests/**/*.yaml"]):
-        pack.tests.extend(_files(root, pattern))
+        pack.add_sources(matches or [])
+    for i, pattern in enumerate(manifest.get("tests", ["tests/**/*.yaml"])):
+        pack.tests.extend(_confined_files(root, manifest, "tests", i, mfile, diags) or [])
     return pack
+
+
+def _confined_files(root: Path, manifest: dict, key: str, i: int, mfile: str, diags: list) -> Optional[list]:
+    """The files of pattern manifest[key][i], all inside the pack's folder once symlinks are
+    resolved; None (and a diagnostic) when the pattern reaches outside it or is no pattern.
+
+    A pack is untrusted: a pattern may not name another place ('/etc/*', '../x'), checked
+    before globbing so nothing outside is even listed; a symlink inside the pack that
+    leads out is refused too. Other packs are shared with 'include:', which has a
+    manifest of its own and is confined to its own folder the same way."""
+    from runebook.dsl.yaml_load import locate
+
+    pattern = manifest[key][i] if key in manifest else ("**/*.rune" if key == "sources" else "tests/**/*.yaml")
+    span = locate(manifest, [key, i], mfile)
+    outside = Diagnostic("E0417", f"'{key}' pattern '{pattern}' reaches outside the pack", span,
+                         f"keep {key} inside the pack folder (relative paths, no '..'); "
+                         "share content with 'include:'")
+    parts = Path(pattern.replace("\\", "/")).parts
+    if Path(pattern).is_absolute() or pattern.startswith(("/", "\\")) or ".." in parts:
+        diags.append(outside)
+        return None
+    try:
+        matches = _files(root, pattern)
+    except (ValueError, NotImplementedError, OSError) as err:
+        diags.append(Diagnostic("E0418", f"'{key}' pattern '{pattern}' is not a usable file pattern ({err})",
+                                span, "use a relative glob such as 'rules/*.rune' or 'tests/**/*.yaml'"))
+        return None
+    here = root.resolve()
+    inside = [p for p in matches if p.resolve().is_relative_to(here)]
+    if len(inside) < len(matches):  # a symlink in the pack leads out of it
+        diags.append(outside)
+        return None
+    return inside
 
 
 def _player_counts(manifest: dict, mfile: str) -> list:
@@ -338,7 +364,7 @@ def load_program(name_or_path: str, use_cache: bool = True):
             pass
     diags: list = []
     pack, phash = read_and_hash(root, diags)
-    if use_cache:
+    if use_cache and not any(d.severity == "error" for d in diags):  # only patterns found confined
         _remember_pack(pack)
     program, _, _ = compile_source(pack, diags, phash)
     if program is None:

@@ -192,11 +192,21 @@ class _ToAst(Transformer):
     def list_type(self, meta, c):
         return A.TypeRef("list", c[0], self.sp(meta))
 
+    def _whole_number(self, token, meta) -> int:
+        """A whole number written out, within the language's bound (E0205, not a ValueError)."""
+        text = str(token).lstrip("0") or "0"
+        if len(text) > len(str(MAX_INT_LITERAL)) or int(text) > MAX_INT_LITERAL:
+            raise ContentError([Diagnostic(
+                "E0205", f"the number {text[:12]}{'...' if len(text) > 12 else ''} is too large "
+                f"({len(text)} digits)", self.sp(meta),
+                f"numbers in scripts stay below 2^{MAX_INT_BITS} (about 1.2e77)")])
+        return int(text)
+
     def signed_int(self, meta, c):
-        return int(c[0])
+        return self._whole_number(c[0], meta)
 
     def neg_int(self, meta, c):
-        return -int(c[0])
+        return -self._whole_number(c[0], meta)
 
     # -- declarations
     def scope(self, meta, c):
@@ -360,7 +370,7 @@ class _ToAst(Transformer):
 
     # -- expressions
     def int_lit(self, meta, c):
-        return A.IntLit(int(c[0]), self.sp(meta))
+        return A.IntLit(self._whole_number(c[0], meta), self.sp(meta))
 
     def str_lit(self, meta, c):
         return self._string(c[0])
@@ -529,7 +539,12 @@ def _syntax_diagnostic(err: UnexpectedInput, text: str, file: str, line_offset: 
     if isinstance(err, UnexpectedCharacters):
         ch = text[err.pos_in_stream] if err.pos_in_stream < len(text) else "?"
         msg = f"unexpected character '{ch}'"
-        if ch.isupper():
+        if not ch.isprintable():  # shown as-is it looks like a space, or like nothing at all
+            what = "a NUL byte" if ch == "\0" else "an invisible control character"
+            msg = f"unexpected character U+{ord(ch):04X} ({what})"
+            hint = ("a text file should hold no NUL bytes: is this a binary file, or saved as UTF-16?"
+                    if ch == "\0" else "delete it; retype the line if you cannot see it")
+        elif ch.isupper():
             hint = "names are lower_snake_case: use lower-case letters, digits and '_'"
         elif ch == "'":
             hint = "texts use double quotes: \"like this\""
@@ -570,6 +585,9 @@ def _syntax_diagnostic(err: UnexpectedInput, text: str, file: str, line_offset: 
 
 
 MAX_NESTING = 200  # parse-tree levels; real content stays below 30
+# runtime.builtins.INT_BOUND, which the dsl may not import (tests/test_hostile.py checks they agree)
+MAX_INT_BITS = 256
+MAX_INT_LITERAL = (1 << MAX_INT_BITS) - 1
 
 
 def _too_deep(tree):

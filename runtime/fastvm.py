@@ -24,6 +24,7 @@ from .builtins import BUILTINS, ScriptFault
 from .scripting import (CALL_BUDGET, DEFAULT_BUDGET, SCRIPT_FAILURES, Decision, OutOfSteps, ScriptError,
                         divide_down, divide_up, index_item, narrate, no_choice_here, no_player, not_an_entry,
                         remainder, check_nesting, script_error, too_deep)
+from .scripting import INT_BOUND, sized
 from .world import Event, World, Zone, owner_of
 
 _MISS = object()
@@ -51,7 +52,7 @@ def _helpers(program) -> dict:
         "_not_entry": not_an_entry, "_KIND": {k: tuple(v) for k, v in program.kinds.items()},
         "_DICE": program.dice,
         "_ACT": (), "_V": None, "_W": None, "_M": None, "_Z": None, "_G": None, "_O": None, "_P": None, "_E": None,
-        "_steps": 0,
+        "_steps": 0, "_B": INT_BOUND, "_sized": sized, "_int": int,
     }
     for i, builtin in enumerate(BUILTINS):
         names[f"_b{i}"] = builtin.impl

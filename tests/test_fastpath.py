@@ -329,6 +329,11 @@ LIMIT_CASES = [  # (case, options, budget): the faults of tests/test_vm.py
     ("none_thing", {}, 20_000),                   # E0502 none where a thing is needed
     ("choice_in_score", {}, 20_000),              # E0503 a decision while scoring
     ("deep_list", {}, DEFAULT_BUDGET),            # E0502 a value nested thousands deep
+    ("big_product", {}, DEFAULT_BUDGET),          # E0504 a number past 2^256 (squared in a loop)
+    ("big_sum", {}, DEFAULT_BUDGET),              # E0504 doubled by '+'
+    ("big_difference", {}, DEFAULT_BUDGET),       # E0504 by '-', below -2^256
+    ("big_list", {}, DEFAULT_BUDGET),             # E0504 a list doubled past 100,000 items
+    ("big_text", {}, DEFAULT_BUDGET),             # E0504 a text doubled by its holes
 ]
 
 
@@ -469,8 +474,8 @@ MADE_NAME = re.compile(r"(f|l|_s)\d+")
 # _t (a value tested once: zone or list), _u (an assignment target), _v (a switched
 # variable), _k/_r (memo key and result), _o/_p (options and player of a decision),
 # _go (the flag of a jump leaving several loops), _b (the block number of a dispatch
-# loop), _dp (a frame's call depth, when recursion is possible).
-TEMPORARIES = {"_t", "_u", "_v", "_k", "_r", "_o", "_p", "_go", "_b", "_dp"}
+# loop), _dp (a frame's call depth, when recursion is possible), _n (a number just made, bounds-checked).
+TEMPORARIES = {"_t", "_u", "_v", "_k", "_r", "_o", "_p", "_go", "_b", "_dp", "_n"}
 ALLOWED_NODES = {  # no import, lambda, class, try, with, raise, f-string (JoinedStr), del, comprehension, ...
     "Module", "FunctionDef", "arguments", "arg", "keyword", "Global", "Assign", "AugAssign", "Expr",
     "Return", "If", "While", "For", "Break", "Continue", "Pass", "Name", "Load", "Store", "Constant",

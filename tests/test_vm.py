@@ -335,6 +335,29 @@ def line_of(text: str, pack: str = "limits") -> int:
     return next(i for i, line in enumerate(source, start=1) if text in line)
 
 
+@pytest.mark.parametrize("case, line, message", [
+    ("big_product", "big = big * big", "a number went beyond 256 bits"),
+    ("big_sum", "big = big + big", "a number went beyond 256 bits"),
+    ("big_difference", "big = big - big * 3", "a number went beyond 256 bits"),
+    ("big_list", "xs = xs + xs", "a list grew longer than 100,000"),
+    ("big_text", 't = "{t}{t}"', "a text grew longer than 100,000"),
+])
+def test_values_past_the_size_limits_are_script_errors(case, line, message):
+    """The step budget counts turns, not sizes: growth is bounded separately (E0504), so
+    squaring a number a hundred times ends at once instead of filling memory."""
+    err = fault(case, budget=None)
+    assert (err.code, err.function, err.line) == ("E0504", "proc play", line_of(line))
+    assert message in err.message and err.hint
+
+
+def test_the_number_bound_is_the_same_for_the_parser_and_the_engines():
+    from runebook.dsl import parser
+    from runebook.runtime import builtins, scripting
+    assert parser.MAX_INT_LITERAL == builtins.INT_BOUND - 1 and scripting.sized(builtins.INT_BOUND - 1)
+    with pytest.raises(scripting.TooLarge):
+        scripting.sized(-builtins.INT_BOUND)
+
+
 def test_infinite_loop_runs_out_of_steps():
     err = fault("forever")
     assert err.code == "E0501"
