@@ -23,7 +23,11 @@ from runebook.dsl.diagnostics import ContentError, Diagnostic
 from runebook.dsl.span import Span
 
 MANIFEST = "pack.yaml"
-MAX_SOURCE_BYTES = 2_000_000  # a size limit: content is untrusted input
+# Size limits: content is untrusted input, and parsing costs time in proportion to its
+# size (~80 KB/s for the densest text, one long list of numbers), so these bound how long
+# any pack takes to validate to seconds. The largest real file is ~15 KB, pack ~75 KB.
+MAX_SOURCE_BYTES = 256_000       # one .rune file
+MAX_PACK_SOURCE_BYTES = 512_000  # all the .rune files of a pack, includes too
 
 
 @dataclass
@@ -221,11 +225,17 @@ def compile_source(pack: PackSource, diags: list, phash: str):
 
     modules = []
     unparsed = False
+    total = 0
     for display, path in pack.sources:
         try:
             data = path.read_bytes()
-            if len(data) > MAX_SOURCE_BYTES:
-                diags.append(Diagnostic("E0104", f"'{display}' is larger than {MAX_SOURCE_BYTES} bytes", None))
+            total += len(data)
+            if len(data) > MAX_SOURCE_BYTES or total > MAX_PACK_SOURCE_BYTES:
+                unparsed = True
+                what = (f"'{display}' is larger than {MAX_SOURCE_BYTES:,} bytes" if len(data) > MAX_SOURCE_BYTES
+                        else f"the pack's sources are larger than {MAX_PACK_SOURCE_BYTES:,} bytes in all")
+                diags.append(Diagnostic("E0104", what, Span(display, 1, 1, 1, 2),
+                                        "content is bounded: split the pack, or look for generated data"))
                 continue
             modules.append(parse_module(data.decode("utf-8"), display))
         except UnicodeDecodeError:
@@ -235,13 +245,12 @@ def compile_source(pack: PackSource, diags: list, phash: str):
             unparsed = True
             diags.extend(err.diagnostics)
     collector = DeclarationCollector(diags)
+    checked_from = len(diags)
     syms = collector.collect(modules)
     bodies = BodyCompiler(syms, collector.types, diags)
-    before = len(diags)
     functions, entry_points, actions, groups, policies = bodies.compile_all()
     if unparsed:
-        # 'play' or 'score' may well be in the file that did not parse: say it once, not twice.
-        diags[before:] = [d for d in diags[before:] if d.code != "E0411"]
+        _skip_follow_on(diags, checked_from)
     if any(d.severity == "error" for d in diags):
         return None, syms, collector.types
     m = pack.manifest
@@ -262,6 +271,27 @@ def compile_source(pack: PackSource, diags: list, phash: str):
         functions=functions, entry_points=entry_points, actions=actions, groups=groups, policies=policies,
     )
     return program, syms, collector.types
+
+
+# What a file that did not parse may have declared: with it missing, these are guesses
+# (one syntax error in the file declaring the events gave 280 "handler for unknown event").
+FOLLOW_ON = {"E0301", "E0302", "E0303", "E0305", "E0307", "E0308", "E0318", "W0340", "W0341"}
+
+
+def _skip_follow_on(diags: list, checked_from: int) -> None:
+    """Drop the checker's diagnostics that may only follow from a file that did not parse
+    (unknown names, events, kinds, types; no 'play'), and say once that they were skipped."""
+    skipped = [d for d in diags[checked_from:] if d.code in FOLLOW_ON]
+    # 'play' or 'score' may well be in the file that did not parse: no need to say so (E0411).
+    diags[checked_from:] = [d for d in diags[checked_from:] if d.code not in FOLLOW_ON and d.code != "E0411"]
+    if not skipped:
+        return
+    first = next((d for d in diags[:checked_from] if d.severity == "error"), None)
+    diags.append(Diagnostic(
+        "N0200", f"{len(skipped)} more problem{'s' if len(skipped) > 1 else ''} about unknown names, events, "
+        "kinds or types not shown: they may only follow from a file that did not parse",
+        first.span if first is not None else None,
+        "fix the errors above and validate again", severity="note"))
 
 
 def compile_pack(name_or_path: str) -> tuple:

@@ -391,7 +391,12 @@ class _ToAst(Transformer):
         return A.AllEntries(str(c[0]), self.sp(meta))
 
     def list_lit(self, meta, c):
-        return A.ListLit([x for x in c if x is not None], self.sp(meta))
+        items = [x for x in c if x is not None]
+        if len(items) > MAX_LIST_LITERAL:
+            raise ContentError([Diagnostic("E0206", f"a list written out with {len(items):,} items "
+                                           f"(at most {MAX_LIST_LITERAL:,})", self.sp(meta),
+                                           "a rule needs no such list: build it with a loop, or split it")])
+        return A.ListLit(items, self.sp(meta))
 
     def field(self, meta, c):
         return A.Field(c[0], str(c[1]), self.sp(meta))
@@ -588,6 +593,7 @@ MAX_NESTING = 200  # parse-tree levels; real content stays below 30
 # runtime.builtins.INT_BOUND, which the dsl may not import (tests/test_hostile.py checks they agree)
 MAX_INT_BITS = 256
 MAX_INT_LITERAL = (1 << MAX_INT_BITS) - 1
+MAX_LIST_LITERAL = 10_000  # items of a list written out in a script
 
 
 def _too_deep(tree):

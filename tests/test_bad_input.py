@@ -170,7 +170,7 @@ def test_wrong_type(tmp_path):
 
 def test_errors_in_several_files_are_all_reported(tmp_path):
     pack = make_pack(tmp_path, a_rune="proc play() {\n  log 3\n}\n", b_rune="fn score(p: player) -> int {\n"
-                     "  return p.gold\n}\n", c_rune="zone players\n")
+                     "  return \"gold\"\n}\n", c_rune="zone players\n")  # a wrong type: no follow-on of a.rune
     diags = diagnostics(pack)
     files = sorted({Path(d.span.file).name for d in diags if d.span})
     assert files == ["a.rune", "b.rune", "c.rune"]

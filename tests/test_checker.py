@@ -131,4 +131,4 @@ def test_diagnostics_are_sorted_out_by_file_and_position(tmp_path):
         for d in diags:
             if d.span is not None:
                 assert d.span.line >= 1 and d.span.col >= 1, (path.name, d)
-            assert re.fullmatch(r"[EW]0\d{3}", d.code), d
+            assert re.fullmatch(r"[EWN]0\d{3}", d.code), d

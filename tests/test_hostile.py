@@ -119,3 +119,111 @@ def test_a_cache_key_others_could_read_is_not_used(tiny, cache):
     os.chmod(cache / "secret.key", 0o644)
     rc, out, err = runebook("play", tiny, "--seed", "1", cache=cache)
     assert rc == 0 and "hello" in out and err.count("cache key") == 1
+
+
+# ---------------------------------------------------------------- files outside the pack
+def _pack_with(tmp_path, extra: str, sources: dict | None = None) -> Path:
+    return write_pack(tmp_path / "p", {"main.rune": CONTRACT, **(sources or {})}, dedent=False,
+                      pack_yaml=manifest("p", extra))
+
+
+@pytest.mark.parametrize("command", ["validate", "test"])
+@pytest.mark.parametrize("entry", ["tests: ['../../../../../../etc/passwd']", "tests: ['../../etc/*']",
+                                   "sources: ['/etc/*']", "tests: ['/etc/passwd']",
+                                   "sources: ['*.rune', '../**/*.rune']"])
+def test_a_pack_names_no_file_outside_itself(tmp_path, cache, command, entry):
+    pack = _pack_with(tmp_path, entry + "\n")
+    rc, out, err = runebook(command, pack, cache=cache)
+    assert rc == 1, (out, err)
+    assert "error[E0417]" in out and "p/pack.yaml:5:" in out and "reaches outside the pack" in out
+    assert "root:" not in out + err and "internal error" not in err
+
+
+def test_a_symlink_out_of_the_pack_is_refused(tmp_path, cache):
+    (tmp_path / "outside.rune").write_text(CONTRACT)
+    pack = _pack_with(tmp_path, "sources: ['rules/*.rune']\n")
+    (pack / "rules").mkdir()
+    (pack / "rules" / "main.rune").symlink_to(tmp_path / "outside.rune")
+    (pack / "main.rune").unlink()
+    rc, out, _ = runebook("validate", pack, cache=cache)
+    assert rc == 1 and "error[E0417]" in out and "'sources' pattern 'rules/*.rune'" in out
+
+
+def test_a_broken_glob_is_a_diagnostic(tmp_path, cache):
+    rc, out, err = runebook("validate", _pack_with(tmp_path, "tests: ['a**']\n"), cache=cache)
+    assert rc == 1 and "error[E0418]" in out and "internal error" not in err
+
+
+@pytest.mark.parametrize("data, code", [(b"\x7fELF\x02\x01\x01\x00\x00\xff\xfe" * 20, "E0102"),
+                                        ("scenarios: []\n" + "# pad\n" * 200_000, "E0104")])
+def test_binary_or_huge_card_test_files_are_diagnostics(tmp_path, cache, data, code):
+    pack = _pack_with(tmp_path, "", {"tests/bad.yaml": data})
+    rc, out, err = runebook("test", pack, cache=cache)
+    assert rc == 1 and f"error[{code}]" in out and "bad.yaml" in out and "Traceback" not in err
+
+
+# ---------------------------------------------------------------- hangs
+def _laughs(levels: int = 9) -> str:
+    lines = ['a0: &a0 ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]']
+    lines += [f"a{i}: &a{i} [" + ",".join([f"*a{i - 1}"] * 9) + "]" for i in range(1, levels + 1)]
+    return "\n".join(lines) + "\n"
+
+
+def test_a_billion_laughs_in_pack_yaml(tmp_path, cache):
+    rc, out, _ = runebook("validate", _pack_with(tmp_path, _laughs()), cache=cache)
+    assert rc == 1 and "error[E0105]" in out and "p/pack.yaml:6:10" in out
+
+
+def test_a_billion_laughs_in_a_card_test_file(tmp_path, cache):
+    pack = _pack_with(tmp_path, "", {"tests/laughs.yaml": _laughs() + "scenarios: *a9\n"})
+    rc, out, _ = runebook("test", pack, cache=cache)
+    assert rc == 1 and "error[E0105]" in out and "laughs.yaml:2:" in out
+
+
+@pytest.mark.parametrize("engine", ["fast", "interp"])
+def test_squaring_a_number_a_hundred_times(tmp_path, cache, engine):
+    pack = write_pack(tmp_path / "big", {"main.rune": "proc play() {\n  let big = 2\n"
+                                         "  repeat 100 { big = big * big }\n}\n"
+                                         "fn score(p: player) -> int { return 0 }\n"})
+    rc, out, err = runebook("play", pack, "--seed", "1", "--engine", engine, cache=cache)
+    assert rc == 1 and "error[E0504]" in out + err and "main.rune:3" in out + err
+
+
+def test_a_huge_list_literal_is_refused_quickly(tmp_path, cache):
+    items = ", ".join(["1"] * 600_000)  # 1.8 MB on one line
+    pack = write_pack(tmp_path / "big", {"main.rune": CONTRACT + f"var big: list[int] = [{items}]\n"})
+    rc, out, _ = runebook("validate", pack, cache=cache)
+    assert rc == 1 and "error[E0104]" in out and "main.rune" in out
+
+
+def test_a_long_list_literal_under_the_file_limit(tmp_path, cache):
+    items = ", ".join(["1"] * 20_000)
+    pack = write_pack(tmp_path / "big", {"main.rune": CONTRACT + f"var big: list[int] = [{items}]\n"})
+    rc, out, _ = runebook("validate", pack, cache=cache)
+    assert rc == 1 and "error[E0206]" in out and "20,000 items" in out
+
+
+# ---------------------------------------------------------------- internal errors on bad input
+def test_a_hundred_thousand_digit_number(tmp_path, cache):
+    pack = write_pack(tmp_path / "n", {"main.rune": CONTRACT + "var n: int = " + "9" * 100_001 + "\n"})
+    rc, out, err = runebook("validate", pack, cache=cache)
+    assert rc == 1 and "error[E0205]" in out and "main.rune:3:14" in out and "internal error" not in err
+
+
+def test_a_nul_byte_is_named(tmp_path, cache):
+    pack = write_pack(tmp_path / "n", {"main.rune": CONTRACT + "zone a\x00b\n"})
+    rc, out, _ = runebook("validate", pack, cache=cache)
+    assert rc == 1 and "error[E0201]: unexpected character U+0000 (a NUL byte)" in out
+
+
+# ---------------------------------------------------------------- error cascades
+def test_one_syntax_error_in_the_file_declaring_events_is_one_error(tmp_path, cache):
+    events = "".join(f"event e{i}(n: int)\n" for i in range(280)) + "proc broken( {\n"
+    handlers = "".join(f"on e{i} {{ log \"{i}\" }}\n" for i in range(280))
+    pack = write_pack(tmp_path / "c", {"events.rune": events, "handlers.rune": handlers + CONTRACT})
+    rc, out, _ = runebook("validate", pack, "--format", "json", cache=cache)
+    import json
+    diags = json.loads(out)["diagnostics"]
+    assert rc == 1 and [d["code"] for d in diags] == ["E0200", "N0200"]
+    assert diags[1]["severity"] == "note" and "280 more problems" in diags[1]["message"]
+    assert diags[1]["span"] == diags[0]["span"]
