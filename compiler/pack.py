@@ -259,7 +259,7 @@ def compile_source(pack: PackSource, diags: list, phash: str):
     program = Program(
         name=pack.name, title=str(m["title"]), pack_version=str(m["version"]),
         engine_version=ENGINE_VERSION, pack_hash=phash, players=players,
-        options={k: {"type": t, "default": v, "choices": c} for k, (t, v, c) in syms.options.items()},
+        options={k: {"type": t, "default": v, "choices": c, **_range_of(syms, k)} for k, (t, v, c) in syms.options.items()},
         zones=[[name, per, name in syms.private_zones]
                for name, (_, per) in sorted(syms.zones.items(), key=lambda kv: kv[1][0])],
         globals=[[n, syms.initial.get(n)] for n, _ in sorted(syms.globals.items(), key=lambda kv: kv[1][0])],
@@ -292,6 +292,13 @@ def _skip_follow_on(diags: list, checked_from: int) -> None:
         "kinds or types not shown: they may only follow from a file that did not parse",
         first.span if first is not None else None,
         "fix the errors above and validate again", severity="note"))
+
+
+def _range_of(syms, option: str) -> dict:
+    """{"range": [low, high]} for an option declared with one, else nothing (compiled packs
+    without ranges stay as they were)."""
+    bounds = syms.option_ranges.get(option)
+    return {"range": list(bounds)} if bounds is not None else {}
 
 
 def compile_pack(name_or_path: str) -> tuple:

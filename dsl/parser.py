@@ -222,10 +222,14 @@ class _ToAst(Transformer):
         return list(c)
 
     def option_decl(self, meta, c):
-        name, kind, default = c
-        if isinstance(kind, list):
-            return A.OptionDecl(str(name), None, kind, default, self.sp(meta))
-        return A.OptionDecl(str(name), kind, None, default, self.sp(meta))
+        if len(c) == 3:  # one of [...]
+            name, choices, default = c
+            return A.OptionDecl(str(name), None, choices, default, self.sp(meta))
+        name, kind, bounds, default = c
+        return A.OptionDecl(str(name), kind, None, default, self.sp(meta), bounds)
+
+    def int_range(self, meta, c):
+        return (c[0], c[1])
 
     def die_decl(self, meta, c):
         return A.DieDecl(str(c[0]), [str(f) for f in c[1:]], self.sp(meta))

@@ -227,3 +227,23 @@ def test_one_syntax_error_in_the_file_declaring_events_is_one_error(tmp_path, ca
     assert rc == 1 and [d["code"] for d in diags] == ["E0200", "N0200"]
     assert diags[1]["severity"] == "note" and "280 more problems" in diags[1]["message"]
     assert diags[1]["span"] == diags[0]["span"]
+
+
+# ---------------------------------------------------------------- options outside their range
+@pytest.mark.parametrize("value, message", [
+    ("-5", "option 'dungeon_dice' must be between 1 and 10 (got '-5')"),
+    ("11", "option 'dungeon_dice' must be between 1 and 10 (got '11')"),
+    ("9" * 5000, "needs a whole number, not '9999999999"),
+])
+@pytest.mark.parametrize("command", ["play", "simulate"])
+def test_an_option_outside_its_range_is_a_usage_error(cache, value, message, command):
+    extra = ["--games", "2"] if command == "simulate" else []
+    rc, out, err = runebook(command, "dungeon_roll", *extra, "--option", f"dungeon_dice={value}", cache=cache)
+    assert rc == 2 and message in err and len(err) < 1000, err
+
+
+def test_an_option_inside_its_range_plays(cache):
+    for value in ("1", "10"):
+        rc, out, err = runebook("play", "dungeon_roll", "--seed", "2", "--json", "--option", f"dungeon_dice={value}",
+                                cache=cache)
+        assert rc == 0, err
