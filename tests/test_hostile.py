@@ -247,3 +247,73 @@ def test_an_option_inside_its_range_plays(cache):
         rc, out, err = runebook("play", "dungeon_roll", "--seed", "2", "--json", "--option", f"dungeon_dice={value}",
                                 cache=cache)
         assert rc == 0, err
+
+
+# ---------------------------------------------------------------- lost work
+def _log_records(path: Path) -> list:
+    import json
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def test_end_of_input_in_a_human_game_keeps_a_partial_log_that_replays(tmp_path, cache):
+    log = tmp_path / "game.jsonl"
+    rc, out, err = runebook("play", "dungeon_roll", "--agents", "human", "--seed", "5", "--log", log,
+                            stdin="1\n1\n1\n", cache=cache)
+    assert rc == 2 and "input ended" in err and f"partial log written to {log}" in err
+    records = _log_records(log)
+    assert records[0]["type"] == "start" and records[-1]["type"] != "end"
+    assert sum(r["type"] == "decision" for r in records) == 3
+    rc, out, err = runebook("replay", log, cache=cache)
+    assert rc == 0 and "replay ok, partial log" in out and "3 decisions" in out, err
+
+
+def test_a_partial_log_that_was_changed_still_diverges(tmp_path, cache):
+    log = tmp_path / "game.jsonl"
+    runebook("play", "dungeon_roll", "--agents", "human", "--seed", "5", "--log", log, stdin="1\n1\n", cache=cache)
+    lines = log.read_text().splitlines()
+    say = next(i for i, line in enumerate(lines) if '"say"' in line)
+    lines[say] = lines[say].replace('"text": "', '"text": "edited ')
+    log.write_text("\n".join(lines) + "\n")
+    rc, _, err = runebook("replay", log, cache=cache)
+    assert rc == 1 and "E0604" in err
+
+
+def _interrupt(args: list, cache: Path, after: float, stdin=None):
+    import signal
+    import time
+    env = dict(os.environ, RUNEBOOK_CACHE=str(cache))
+    proc = subprocess.Popen([sys.executable, "-m", "runebook.cli.main", *map(str, args)], env=env, text=True,
+                            stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    if stdin is not None:
+        proc.stdin.write(stdin)
+        proc.stdin.flush()
+    time.sleep(after)
+    proc.send_signal(signal.SIGINT)
+    try:
+        out, err = proc.communicate(timeout=LIMIT)
+    finally:
+        proc.kill()
+    return proc.returncode, out, err
+
+
+def test_ctrl_c_in_a_human_game_keeps_a_partial_log(tmp_path, cache):
+    log = tmp_path / "game.jsonl"
+    runebook("validate", "dungeon_roll", cache=cache)  # warm the cache: the interrupt lands at the prompt
+    rc, out, err = _interrupt(["play", "dungeon_roll", "--agents", "human", "--seed", "5", "--log", log],
+                              cache, 3.0, stdin="1\n2\n")
+    assert rc == 130 and "interrupted" in err and "Traceback" not in err and "partial log" in err
+    rc, out, _ = runebook("replay", log, cache=cache)
+    assert rc == 0 and "partial log" in out and "2 decisions" in out
+
+
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_ctrl_c_during_simulate_reports_what_it_finished(cache, workers):
+    import json
+    runebook("validate", "dungeon_roll", cache=cache)
+    rc, out, err = _interrupt(["simulate", "dungeon_roll", "--games", "10000000", "--workers", workers, "--json"],
+                              cache, 4.0)
+    assert rc == 130 and "Traceback" not in err, err
+    report = json.loads(out)
+    assert report["interrupted"] is True and 0 < report["games"] < 10_000_000
+    assert f"the {report['games']} games finished (seeds 1..{report['games']})" in err
