@@ -135,9 +135,9 @@ class _Suite:
 # ---------------------------------------------------------------- running
 def _run_file(suite: _Suite, path: Path, display: str, engine: str) -> tuple[list, list]:
     from runebook.compiler.schema import validate
-    from runebook.dsl.yaml_load import load_yaml_text
+    from runebook.dsl.yaml_load import MAX_YAML_BYTES, load_yaml_text, read_text_file
 
-    text = path.read_text(encoding="utf-8")
+    text = read_text_file(path, display, MAX_YAML_BYTES)  # E0102/E0104, never a UnicodeDecodeError
     data = load_yaml_text(text, display)
     if not isinstance(data, dict):
         return [], [Diagnostic("E0402", "a card-test file must be a mapping with 'scenarios'", Span(display, 1, 1, 1, 2))]

@@ -6,7 +6,9 @@ import sys
 from pathlib import Path
 from typing import Optional
 
-from .errors import load_program, script_error, usage_error
+import typer
+
+from .errors import INTERRUPTED, load_program, script_error, usage_error
 from .matchsetup import agent_specs, build_agents, options_for, players_for
 from .render import Out
 
@@ -35,15 +37,24 @@ def play(target: str, agents: str, players: Optional[int], seed: Optional[int], 
         out.line(f"{program.title}: {n} player{'s' if n > 1 else ''}, seed {seed}, "
                  f"agents {', '.join(specs)}", "bold")
         narrator = Narrator(out, [isinstance(a, HumanAgent) for a in seats])
-    match = Match(program, seats, seed, options, n, record=log is not None, on_event=narrator, engine=engine)
+    writer = LogWriter(log, pack_source(target)) if log is not None else None
+    listeners = [f for f in (narrator, writer) if f is not None]
+    on_event = (lambda event: [f(event) for f in listeners]) if listeners else None
+    match = Match(program, seats, seed, options, n, record=log is not None, on_event=on_event, engine=engine)
     try:
         result = match.run()
     except ScriptError as err:
+        _close_partial(writer)
         script_error(err, target)
     except EndOfInput as err:
+        _close_partial(writer)
         usage_error(str(err))
-    if log is not None:
-        write_log(log, match.events, pack_source(target))
+    except KeyboardInterrupt:
+        _close_partial(writer)
+        Out.err().line("interrupted", "warning")
+        raise typer.Exit(INTERRUPTED) from None
+    if writer is not None:
+        writer.close()
     if as_json:
         print(json.dumps({"winner": [w + 1 for w in result.winners], "scores": result.scores,
                           "titles": result.titles, "seed": seed, "decisions": result.decisions}))
@@ -98,14 +109,39 @@ def pack_source(target: str) -> str:
     return root.name if root.parent == content_root().resolve() else str(root)
 
 
-def write_log(path: Path, events: list, source: str) -> None:
-    """JSON lines; the start record also says where the pack came from (for replay)."""
-    lines = []
-    for i, event in enumerate(events):
-        if i == 0 and event.get("type") == "start":
-            event = {**event, "pack_source": source}
-        lines.append(json.dumps(event, ensure_ascii=False))
-    try:
-        path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    except OSError as err:
-        usage_error(f"cannot write the log '{path}': {err.strerror or err}")
+class LogWriter:
+    """Match.on_event: the log written as the match goes, one JSON line per event, flushed
+    at every decision. A match that ends early (input closed, Ctrl-C, a script error) keeps
+    everything up to there, and replay verifies it as a partial log. The start record
+    also says where the pack came from (for replay)."""
+
+    def __init__(self, path: Path, source: str):
+        self.path = path
+        self.source = source
+        self.first = True
+        try:  # opened before the match starts: a log that cannot be written is said at once
+            self.file = open(path, "w", encoding="utf-8")
+        except OSError as err:
+            usage_error(f"cannot write the log '{path}': {err.strerror or err}")
+
+    def __call__(self, event: dict) -> None:
+        if self.first and event.get("type") == "start":
+            event = {**event, "pack_source": self.source}
+        self.first = False
+        try:
+            self.file.write(json.dumps(event, ensure_ascii=False) + "\n")
+            if event.get("type") in ("decision", "end"):
+                self.file.flush()
+        except OSError as err:
+            usage_error(f"cannot write the log '{self.path}': {err.strerror or err}")
+
+    def close(self) -> None:
+        self.file.close()
+
+
+def _close_partial(writer: Optional[LogWriter]) -> None:
+    """Keep what an interrupted match logged, and say where (stderr: stdout may carry JSON)."""
+    if writer is not None:
+        writer.close()
+        Out.err().line(f"partial log written to {writer.path}: 'runebook replay' checks it up to where it stopped",
+                       "dim")

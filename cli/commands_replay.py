@@ -48,6 +48,12 @@ def replay(log: Path, pack_override: Optional[str], engine: str = "fast") -> Non
         script_error(err, target)
     except AgentError as err:
         partial = _plain(match.events)
+        if _is_partial(recorded) and first_difference(recorded, partial[:len(recorded)]) is None:
+            # An interrupted match: its decisions ran out where it stopped, and every
+            # event up to there repeated.
+            Out().line(f"replay ok, partial log: the match stopped after {len(recorded)} events "
+                       f"({sum(e.get('type') == 'decision' for e in recorded)} decisions); all of them repeat")
+            return
         index = first_difference(recorded[:len(partial)], partial)
         diverged(recorded, partial, f"the recorded decisions no longer fit: {err}",
                  len(partial) if index is None else index)
@@ -79,6 +85,11 @@ def read_log(path: Path) -> list:
         file_error("E0602", f"{path}: not a match log (no start record on the first line)",
                    "logs are written by 'runebook play --log FILE'")
     return events
+
+
+def _is_partial(events: list) -> bool:
+    """A log of a match that did not finish (play writes the log as it goes): no end record."""
+    return not (isinstance(events[-1], dict) and events[-1].get("type") == "end")
 
 
 def _is_start(event) -> bool:

@@ -7,7 +7,9 @@ import sys
 import time
 from typing import Optional
 
-from .errors import content_error, load_program, pack_base, usage_error
+import typer
+
+from .errors import INTERRUPTED, content_error, load_program, pack_base, usage_error
 from .matchsetup import agent_specs, build_agents, options_for, players_for
 from .render import Out
 
@@ -34,11 +36,18 @@ def simulate(target: str, games: int, agents: str, players: Optional[int], seed:
     seconds = time.perf_counter() - started
     if error is not None:
         _report_script_error(error, target)
+    if tally.interrupted and tally.games == 0:
+        Out.err().line("interrupted before any game finished", "warning")
+        raise typer.Exit(INTERRUPTED)
     report = summary(tally, seconds, workers, specs, seed, peak_rss_mb())
     if as_json:
         print(json.dumps(report))
     else:
         show(Out(), program, report)
+    if tally.interrupted:
+        Out.err().line(f"interrupted: the statistics are those of the {tally.games} games finished "
+                       f"(seeds {seed}..{seed + tally.games - 1}) of {games}", "warning")
+        raise typer.Exit(INTERRUPTED)
 
 
 def _report_script_error(fields: tuple, target: str) -> None:
@@ -50,7 +59,8 @@ def _report_script_error(fields: tuple, target: str) -> None:
 
 
 def summary(tally, seconds: float, workers: int, specs: list, seed: int, rss: float) -> dict:
-    report = {"games": tally.games, "seconds": round(seconds, 3),
+    report = {"games": tally.games, **({"interrupted": True} if tally.interrupted else {}),
+              "seconds": round(seconds, 3),
               "games_per_second": round(tally.games / seconds, 1) if seconds > 0 else None,
               "players": tally.players, "agents": specs, "seed": seed, "workers": workers}
     if tally.players == 1:

@@ -1,7 +1,8 @@
 """Exit codes and the ways a command stops early.
 
 0 ok, 1 content problems (the pack, a log or a compiled file is at fault),
-2 usage problems (the command line is at fault), 70 a bug in runebook.
+2 usage problems (the command line is at fault), 70 a bug in runebook,
+130 interrupted (Ctrl-C), as shells report a SIGINT.
 """
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import typer
 
 from .render import Out, render_diagnostics
 
-OK, CONTENT, USAGE, INTERNAL = 0, 1, 2, 70
+OK, CONTENT, USAGE, INTERNAL, INTERRUPTED = 0, 1, 2, 70, 130
 
 
 def usage_error(message: str) -> NoReturn:

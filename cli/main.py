@@ -181,6 +181,9 @@ def main(argv: Optional[list[str]] = None) -> None:
     """
     try:
         app(args=argv, prog_name="runebook")
+    except KeyboardInterrupt:  # Ctrl-C where no command handles it: no traceback either
+        print("interrupted", file=sys.stderr)
+        sys.exit(130)
     except Exception as err:  # noqa: BLE001 - the last line of defence, by design
         if os.environ.get("RUNEBOOK_DEBUG"):
             raise  # developers want the traceback

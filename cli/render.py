@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 from typing import Iterable, Optional, TextIO
 
-STYLES = {"error": "bold red", "warning": "bold yellow", "help": "cyan", "gutter": "blue", "dim": "dim"}
+STYLES = {"error": "bold red", "warning": "bold yellow", "note": "bold cyan", "help": "cyan", "gutter": "blue", "dim": "dim"}
 
 
 class Out:

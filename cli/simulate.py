@@ -18,9 +18,15 @@ Z95 = 1.96
 _STATE: Optional[tuple] = None  # (program, options, agent specs, players, engine), per process
 
 
-def init_worker(program, options: dict, specs: list, n_players: int, engine: str = "fast") -> None:
+def init_worker(program, options: dict, specs: list, n_players: int, engine: str = "fast",
+                worker: bool = False) -> None:
     global _STATE
     _STATE = (program, options, specs, n_players, engine)
+    if worker:
+        # Ctrl-C reaches the whole process group: the parent stops and reports what it
+        # finished; workers would only print a traceback each.
+        import signal
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def play_one(seed: int) -> tuple:
@@ -48,6 +54,7 @@ class Tally:
     score_sq: list = field(default_factory=list)
     wins: list = field(default_factory=list)
     titles: dict = field(default_factory=dict)
+    interrupted: bool = False  # Ctrl-C: the totals are those of the games finished before it
 
     def __post_init__(self):
         self.score_sum = [0] * self.players
@@ -98,16 +105,21 @@ def run_games(program, options: dict, specs: list, n_players: int, seeds: range,
         return _consume(map(play_one, seeds), tally, on_game)
     import multiprocessing
     chunk = max(1, min(50, math.ceil(len(seeds) / (workers * 4))))
-    with multiprocessing.Pool(workers, initializer=init_worker, initargs=args) as pool:
+    with multiprocessing.Pool(workers, initializer=init_worker, initargs=(*args, True)) as pool:
         return _consume(pool.imap(play_one, seeds, chunksize=chunk), tally, on_game)
 
 
 def _consume(results, tally: Tally, on_game) -> tuple[Tally, Optional[tuple]]:
-    for scores, winners, titles, error in results:
-        if error is not None:
-            return tally, error
-        tally.add(scores, winners, titles)
-        on_game()
+    """Results in seed order; on Ctrl-C, the games finished so far (the first seeds, all of
+    them: a game cut short is dropped), marked interrupted."""
+    try:
+        for scores, winners, titles, error in results:
+            if error is not None:
+                return tally, error
+            tally.add(scores, winners, titles)
+            on_game()
+    except KeyboardInterrupt:
+        tally.interrupted = True
     return tally, None
 
 

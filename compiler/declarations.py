@@ -415,4 +415,20 @@ class DeclarationCollector:
                 self.error("E0310", f"options are int, bool or str, not {t}", d.type.span)
         if not self.types.assignable(vt, t):
             self.error("E0310", f"option '{d.name}' is {t}, but its default is {vt}", d.default.span)
+        if d.range is not None:
+            self._option_range(d, t, value)
         self.syms.options[d.name] = (t, value, list(choices) if choices is not None else None)
+
+    def _option_range(self, d: A.OptionDecl, t: str, value) -> None:
+        """`int in low..high`: the values the command line and card tests may give (E0409)."""
+        low, high = d.range
+        if t != "int":
+            self.error("E0310", f"only int options have a range, not {t}", d.type.span)
+        elif low > high:
+            self.error("E0409", f"option '{d.name}' has an empty range {low}..{high}", d.span,
+                       "write the smaller bound first")
+        elif isinstance(value, int) and not low <= value <= high:
+            self.error("E0409", f"option '{d.name}' defaults to {value}, outside its range {low}..{high}",
+                       d.default.span)
+        else:
+            self.syms.option_ranges[d.name] = (low, high)

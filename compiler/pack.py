@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import sys
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -24,7 +23,11 @@ from runebook.dsl.diagnostics import ContentError, Diagnostic
 from runebook.dsl.span import Span
 
 MANIFEST = "pack.yaml"
-MAX_SOURCE_BYTES = 2_000_000  # a size limit: content is untrusted input
+# Size limits: content is untrusted input, and parsing costs time in proportion to its
+# size (~80 KB/s for the densest text, one long list of numbers), so these bound how long
+# any pack takes to validate to seconds. The largest real file is ~15 KB, pack ~75 KB.
+MAX_SOURCE_BYTES = 256_000       # one .rune file
+MAX_PACK_SOURCE_BYTES = 512_000  # all the .rune files of a pack, includes too
 
 
 @dataclass
@@ -141,21 +144,47 @@ def read_pack(root: Path, diags: list, _stack: tuple = (), check: bool = True) -
         if sub is not None:
             pack.sources.extend(sub.sources)
     for i, pattern in enumerate(manifest.get("sources", ["**/*.rune"])):
-        matches = _files(root, pattern)
-        outside = [p for p in matches if not p.resolve().is_relative_to(here)]
-        if outside:
-            # Other packs are shared with 'include:', which has a manifest of its own.
-            diags.append(Diagnostic("E0417", f"source pattern '{pattern}' reaches outside the pack",
-                                    locate(manifest, ["sources", i], mfile),
-                                    "keep sources inside the pack folder; share content with 'include:'"))
-            matches = [p for p in matches if p not in outside]
-        if not matches and not outside:
+        matches = _confined_files(root, manifest, "sources", i, mfile, diags)
+        if matches == []:
             diags.append(Diagnostic("E0415", f"source pattern '{pattern}' matches no file",
                                     locate(manifest, ["sources", i], mfile)))
-        pack.add_sources(matches)
-    for pattern in manifest.get("tests", ["tests/**/*.yaml"]):
-        pack.tests.extend(_files(root, pattern))
+        pack.add_sources(matches or [])
+    for i, pattern in enumerate(manifest.get("tests", ["tests/**/*.yaml"])):
+        pack.tests.extend(_confined_files(root, manifest, "tests", i, mfile, diags) or [])
     return pack
+
+
+def _confined_files(root: Path, manifest: dict, key: str, i: int, mfile: str, diags: list) -> Optional[list]:
+    """The files of pattern manifest[key][i], all inside the pack's folder once symlinks are
+    resolved; None (and a diagnostic) when the pattern reaches outside it or is no pattern.
+
+    A pack is untrusted: a pattern may not name another place ('/etc/*', '../x'), checked
+    before globbing so nothing outside is even listed; a symlink inside the pack that
+    leads out is refused too. Other packs are shared with 'include:', which has a
+    manifest of its own and is confined to its own folder the same way."""
+    from runebook.dsl.yaml_load import locate
+
+    pattern = manifest[key][i] if key in manifest else ("**/*.rune" if key == "sources" else "tests/**/*.yaml")
+    span = locate(manifest, [key, i], mfile)
+    outside = Diagnostic("E0417", f"'{key}' pattern '{pattern}' reaches outside the pack", span,
+                         f"keep {key} inside the pack folder (relative paths, no '..'); "
+                         "share content with 'include:'")
+    parts = Path(pattern.replace("\\", "/")).parts
+    if Path(pattern).is_absolute() or pattern.startswith(("/", "\\")) or ".." in parts:
+        diags.append(outside)
+        return None
+    try:
+        matches = _files(root, pattern)
+    except (ValueError, NotImplementedError, OSError) as err:
+        diags.append(Diagnostic("E0418", f"'{key}' pattern '{pattern}' is not a usable file pattern ({err})",
+                                span, "use a relative glob such as 'rules/*.rune' or 'tests/**/*.yaml'"))
+        return None
+    here = root.resolve()
+    inside = [p for p in matches if p.resolve().is_relative_to(here)]
+    if len(inside) < len(matches):  # a symlink in the pack leads out of it
+        diags.append(outside)
+        return None
+    return inside
 
 
 def _player_counts(manifest: dict, mfile: str) -> list:
@@ -197,11 +226,17 @@ def compile_source(pack: PackSource, diags: list, phash: str):
 
     modules = []
     unparsed = False
+    total = 0
     for display, path in pack.sources:
         try:
             data = path.read_bytes()
-            if len(data) > MAX_SOURCE_BYTES:
-                diags.append(Diagnostic("E0104", f"'{display}' is larger than {MAX_SOURCE_BYTES} bytes", None))
+            total += len(data)
+            if len(data) > MAX_SOURCE_BYTES or total > MAX_PACK_SOURCE_BYTES:
+                unparsed = True
+                what = (f"'{display}' is larger than {MAX_SOURCE_BYTES:,} bytes" if len(data) > MAX_SOURCE_BYTES
+                        else f"the pack's sources are larger than {MAX_PACK_SOURCE_BYTES:,} bytes in all")
+                diags.append(Diagnostic("E0104", what, Span(display, 1, 1, 1, 2),
+                                        "content is bounded: split the pack, or look for generated data"))
                 continue
             modules.append(parse_module(data.decode("utf-8"), display))
         except UnicodeDecodeError:
@@ -211,13 +246,12 @@ def compile_source(pack: PackSource, diags: list, phash: str):
             unparsed = True
             diags.extend(err.diagnostics)
     collector = DeclarationCollector(diags)
+    checked_from = len(diags)
     syms = collector.collect(modules)
     bodies = BodyCompiler(syms, collector.types, diags)
-    before = len(diags)
     functions, entry_points, actions, groups, policies = bodies.compile_all()
     if unparsed:
-        # 'play' or 'score' may well be in the file that did not parse: say it once, not twice.
-        diags[before:] = [d for d in diags[before:] if d.code != "E0411"]
+        _skip_follow_on(diags, checked_from)
     if any(d.severity == "error" for d in diags):
         return None, syms, collector.types
     m = pack.manifest
@@ -226,7 +260,7 @@ def compile_source(pack: PackSource, diags: list, phash: str):
     program = Program(
         name=pack.name, title=str(m["title"]), pack_version=str(m["version"]),
         engine_version=ENGINE_VERSION, pack_hash=phash, players=players,
-        options={k: {"type": t, "default": v, "choices": c} for k, (t, v, c) in syms.options.items()},
+        options={k: {"type": t, "default": v, "choices": c, **_range_of(syms, k)} for k, (t, v, c) in syms.options.items()},
         zones=[[name, per, name in syms.private_zones]
                for name, (_, per) in sorted(syms.zones.items(), key=lambda kv: kv[1][0])],
         globals=[[n, syms.initial.get(n)] for n, _ in sorted(syms.globals.items(), key=lambda kv: kv[1][0])],
@@ -240,6 +274,34 @@ def compile_source(pack: PackSource, diags: list, phash: str):
         functions=functions, entry_points=entry_points, actions=actions, groups=groups, policies=policies,
     )
     return program, syms, collector.types
+
+
+# What a file that did not parse may have declared: with it missing, these are guesses
+# (one syntax error in the file declaring the events gave 280 "handler for unknown event").
+FOLLOW_ON = {"E0301", "E0302", "E0303", "E0305", "E0307", "E0308", "E0318", "W0340", "W0341"}
+
+
+def _skip_follow_on(diags: list, checked_from: int) -> None:
+    """Drop the checker's diagnostics that may only follow from a file that did not parse
+    (unknown names, events, kinds, types; no 'play'), and say once that they were skipped."""
+    skipped = [d for d in diags[checked_from:] if d.code in FOLLOW_ON]
+    # 'play' or 'score' may well be in the file that did not parse: no need to say so (E0411).
+    diags[checked_from:] = [d for d in diags[checked_from:] if d.code not in FOLLOW_ON and d.code != "E0411"]
+    if not skipped:
+        return
+    first = next((d for d in diags[:checked_from] if d.severity == "error"), None)
+    diags.append(Diagnostic(
+        "N0200", f"{len(skipped)} more problem{'s' if len(skipped) > 1 else ''} about unknown names, events, "
+        "kinds or types not shown: they may only follow from a file that did not parse",
+        first.span if first is not None else None,
+        "fix the errors above and validate again", severity="note"))
+
+
+def _range_of(syms, option: str) -> dict:
+    """{"range": [low, high]} for an option declared with one, else nothing (compiled packs
+    without ranges stay as they were)."""
+    bounds = syms.option_ranges.get(option)
+    return {"range": list(bounds)} if bounds is not None else {}
 
 
 def compile_pack(name_or_path: str) -> tuple:
@@ -268,31 +330,32 @@ def read_and_hash(root: Path, diags: list) -> tuple:
         raise ContentError([Diagnostic("E0102", f"cannot read the pack's files: {err}")]) from None
 
 
-def _manifest_key(root: Path) -> Path:
-    from runebook.paths import cache_dir
-    digest = hashlib.sha256((root / MANIFEST).read_bytes()).hexdigest()[:24]
-    folder = cache_dir() / "manifests"
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder / f"{digest}.json"
+def _manifest_key(root: Path) -> str:
+    # The entry is named after the manifest's bytes and the folder it is in: the sources
+    # it lists are confined to that folder, and the entry is only ever used for it.
+    digest = hashlib.sha256((root / MANIFEST).read_bytes() + b"\0" + str(root).encode()).hexdigest()[:24]
+    return f"{digest}.json"
 
 
 def _remember_pack(pack: PackSource) -> None:
-    """Keep what a manifest says (name, source patterns), keyed by its bytes."""
+    """Keep what a manifest says (name, source patterns), keyed by its bytes (signed: paths.py)."""
+    from runebook.paths import write_signed
     if pack.manifest.get("include"):
         return  # included packs have manifests of their own: always read them properly
     try:
         entry = {"name": pack.name, "sources": list(pack.manifest.get("sources", ["**/*.rune"]))}
-        _manifest_key(pack.root).write_text(json.dumps(entry))
+        write_signed("manifests", _manifest_key(pack.root), json.dumps(entry).encode())
     except OSError:
         pass
 
 
 def _remembered_pack(root: Path) -> Optional[PackSource]:
     """The PackSource of an unchanged manifest without parsing YAML (warm start-up)."""
-    key = _manifest_key(root)
-    if not key.is_file():
+    from runebook.paths import read_signed
+    blob = read_signed("manifests", _manifest_key(root))
+    if blob is None:
         return None
-    entry = json.loads(key.read_text())
+    entry = json.loads(blob)
     pack = PackSource(root, {"name": entry["name"]}, _display(root / MANIFEST, root))
     for pattern in entry["sources"]:
         pack.add_sources(_files(root, pattern))
@@ -311,12 +374,9 @@ def _cache_key(name: str, phash: str) -> str:
     return f"{name}-{phash[:20]}-{ENGINE_VERSION}-{TABLE_DIGEST}-{code_digest(*sources)}"
 
 
-def _cache_file(key: str) -> Path:
-    from runebook.paths import cache_dir
-    folder = cache_dir() / "packs"
-    folder.mkdir(parents=True, exist_ok=True)
+def _cache_file(key: str) -> str:
     # Marshalled: readable only by the Python version that wrote it, hence its tag.
-    return folder / f"{key}-{sys.implementation.cache_tag}.marshal"
+    return f"{key}-{sys.implementation.cache_tag}.marshal"
 
 
 def load_program(name_or_path: str, use_cache: bool = True):
@@ -324,6 +384,7 @@ def load_program(name_or_path: str, use_cache: bool = True):
 
     Raises ContentError (with every diagnostic) when the pack has errors.
     """
+    from runebook.paths import read_signed, write_signed
     from runebook.runtime.program import Program
 
     root = find_pack(name_or_path)
@@ -333,9 +394,9 @@ def load_program(name_or_path: str, use_cache: bool = True):
             if quick is not None:
                 phash = pack_hash(quick)
                 key = _cache_key(quick.name, phash)
-                cached = _cache_file(key)
-                if cached.is_file():
-                    program = Program.from_cache_bytes(cached.read_bytes(), expect_engine=ENGINE_VERSION)
+                cached = read_signed("packs", _cache_file(key))  # None unless this user's key signed it
+                if cached is not None:
+                    program = Program.from_cache_bytes(cached, expect_engine=ENGINE_VERSION)
                     if program.pack_hash == phash:
                         program.runtime_cache["cache_key"] = key
                         return program
@@ -343,19 +404,16 @@ def load_program(name_or_path: str, use_cache: bool = True):
             pass
     diags: list = []
     pack, phash = read_and_hash(root, diags)
-    if use_cache:
+    if use_cache and not any(d.severity == "error" for d in diags):  # only patterns found confined
         _remember_pack(pack)
     program, _, _ = compile_source(pack, diags, phash)
     if program is None:
         raise ContentError([d for d in diags if d.severity == "error"] or diags)
     if use_cache:
         key = _cache_key(pack.name, phash)
-        cached = _cache_file(key)
         program.runtime_cache["cache_key"] = key
-        tmp = cached.with_suffix(f".{os.getpid()}.tmp")
         try:
-            tmp.write_bytes(program.to_cache_bytes())
-            os.replace(tmp, cached)
+            write_signed("packs", _cache_file(key), program.to_cache_bytes())
         except OSError:
             pass  # caching is an optimisation; a read-only disk must not break play
     return program

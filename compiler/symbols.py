@@ -84,6 +84,7 @@ class Symbols:
     player_vars: dict = field(default_factory=dict)  # name -> (slot, type)
     thing_vars: dict = field(default_factory=dict)   # name -> (slot, type)
     options: dict = field(default_factory=dict)      # name -> (type, default, choices)
+    option_ranges: dict = field(default_factory=dict)  # name -> (low, high) of an `int in low..high` option
     kinds: dict = field(default_factory=dict)        # name -> KindInfo
     entries: dict = field(default_factory=dict)      # id -> {"kind": k, field: value}
     symbols: dict = field(default_factory=dict)      # bare symbol (faces, symbols decls) -> span

@@ -330,6 +330,7 @@ class OptionDecl:
     choices: Optional[list]
     default: Expr
     span: Span
+    range: Optional[tuple] = None  # (low, high), both included: `option n: int in 1..10 = 7`
 
 
 @dataclass(slots=True)

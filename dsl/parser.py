@@ -49,18 +49,16 @@ def build_parser(strict: bool = False, cache: bool = True) -> Lark:
     """The parser; `strict` also proves the grammar free of conflicts and overlapping terminals.
 
     With `cache`: the tables shipped with the package when they suit the installed Lark,
-    else the ones Lark keeps in the user's cache (built there the first time).
+    else tables built in memory. Never tables from the user's cache folder: Lark keeps them
+    as a pickle, and loading a pickle someone else wrote would run their code.
     """
     grammar = GRAMMAR_PATH.read_text()
-    cache_path = None
     if cache and not strict:
         shipped = load_shipped_tables(grammar)
         if shipped is not None:
             return shipped
-        from runebook.paths import cache_dir
-        cache_path = str(cache_dir() / f"grammar-{_tables_digest(grammar)}.lark")
     with _terminal_overlap_check(strict):
-        return Lark(grammar, **LARK_OPTIONS, postlex=_BracketNewlines(), strict=strict, cache=cache_path)
+        return Lark(grammar, **LARK_OPTIONS, postlex=_BracketNewlines(), strict=strict)
 
 
 # Building the LALR tables takes ~0.25 s, a quarter of a cold start, so the package ships
@@ -194,11 +192,21 @@ class _ToAst(Transformer):
     def list_type(self, meta, c):
         return A.TypeRef("list", c[0], self.sp(meta))
 
+    def _whole_number(self, token, meta) -> int:
+        """A whole number written out, within the language's bound (E0205, not a ValueError)."""
+        text = str(token).lstrip("0") or "0"
+        if len(text) > len(str(MAX_INT_LITERAL)) or int(text) > MAX_INT_LITERAL:
+            raise ContentError([Diagnostic(
+                "E0205", f"the number {text[:12]}{'...' if len(text) > 12 else ''} is too large "
+                f"({len(text)} digits)", self.sp(meta),
+                f"numbers in scripts stay below 2^{MAX_INT_BITS} (about 1.2e77)")])
+        return int(text)
+
     def signed_int(self, meta, c):
-        return int(c[0])
+        return self._whole_number(c[0], meta)
 
     def neg_int(self, meta, c):
-        return -int(c[0])
+        return -self._whole_number(c[0], meta)
 
     # -- declarations
     def scope(self, meta, c):
@@ -214,10 +222,14 @@ class _ToAst(Transformer):
         return list(c)
 
     def option_decl(self, meta, c):
-        name, kind, default = c
-        if isinstance(kind, list):
-            return A.OptionDecl(str(name), None, kind, default, self.sp(meta))
-        return A.OptionDecl(str(name), kind, None, default, self.sp(meta))
+        if len(c) == 3:  # one of [...]
+            name, choices, default = c
+            return A.OptionDecl(str(name), None, choices, default, self.sp(meta))
+        name, kind, bounds, default = c
+        return A.OptionDecl(str(name), kind, None, default, self.sp(meta), bounds)
+
+    def int_range(self, meta, c):
+        return (c[0], c[1])
 
     def die_decl(self, meta, c):
         return A.DieDecl(str(c[0]), [str(f) for f in c[1:]], self.sp(meta))
@@ -389,7 +401,7 @@ class _ToAst(Transformer):
 
     # -- expressions
     def int_lit(self, meta, c):
-        return A.IntLit(int(c[0]), self.sp(meta))
+        return A.IntLit(self._whole_number(c[0], meta), self.sp(meta))
 
     def str_lit(self, meta, c):
         return self._string(c[0])
@@ -410,7 +422,12 @@ class _ToAst(Transformer):
         return A.AllEntries(str(c[0]), self.sp(meta))
 
     def list_lit(self, meta, c):
-        return A.ListLit([x for x in c if x is not None], self.sp(meta))
+        items = [x for x in c if x is not None]
+        if len(items) > MAX_LIST_LITERAL:
+            raise ContentError([Diagnostic("E0206", f"a list written out with {len(items):,} items "
+                                           f"(at most {MAX_LIST_LITERAL:,})", self.sp(meta),
+                                           "a rule needs no such list: build it with a loop, or split it")])
+        return A.ListLit(items, self.sp(meta))
 
     def field(self, meta, c):
         return A.Field(c[0], str(c[1]), self.sp(meta))
@@ -561,7 +578,12 @@ def _syntax_diagnostic(err: UnexpectedInput, text: str, file: str, line_offset: 
     if isinstance(err, UnexpectedCharacters):
         ch = text[err.pos_in_stream] if err.pos_in_stream < len(text) else "?"
         msg = f"unexpected character '{ch}'"
-        if ch.isupper():
+        if not ch.isprintable():  # shown as-is it looks like a space, or like nothing at all
+            what = "a NUL byte" if ch == "\0" else "an invisible control character"
+            msg = f"unexpected character U+{ord(ch):04X} ({what})"
+            hint = ("a text file should hold no NUL bytes: is this a binary file, or saved as UTF-16?"
+                    if ch == "\0" else "delete it; retype the line if you cannot see it")
+        elif ch.isupper():
             hint = "names are lower_snake_case: use lower-case letters, digits and '_'"
         elif ch == "'":
             hint = "texts use double quotes: \"like this\""
@@ -602,6 +624,10 @@ def _syntax_diagnostic(err: UnexpectedInput, text: str, file: str, line_offset: 
 
 
 MAX_NESTING = 200  # parse-tree levels; real content stays below 30
+# runtime.builtins.INT_BOUND, which the dsl may not import (tests/test_hostile.py checks they agree)
+MAX_INT_BITS = 256
+MAX_INT_LITERAL = (1 << MAX_INT_BITS) - 1
+MAX_LIST_LITERAL = 10_000  # items of a list written out in a script
 
 
 def _too_deep(tree):

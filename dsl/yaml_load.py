@@ -14,13 +14,24 @@ from .diagnostics import ContentError, Diagnostic
 from .span import Span
 
 
+# YAML files are untrusted: bounded in bytes, in nesting, and in the values they stand for
+# once aliases are followed. An alias is a reference, so loading a "billion laughs" file is
+# instant, but every walk over it (schema validation, the checker) visits each value once
+# per path: 9 aliases of 9 aliases, nine levels deep, are 387 million values.
+MAX_YAML_BYTES = 1_000_000
+MAX_YAML_VALUES = 100_000  # counted with aliases expanded; real card-test files hold < 5,000
+
+
 def load_yaml_text(text: str, file: str) -> Any:
     from ruamel.yaml import YAML
     from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
     yaml = YAML(typ="rt")
     try:
-        return yaml.load(text)
+        data = yaml.load(text)
+    except RecursionError:
+        raise ContentError([Diagnostic("E0101", "malformed YAML: nested too deeply", Span(file, 1, 1, 1, 2),
+                                       "YAML nested hundreds of levels deep cannot come from a rulebook")]) from None
     except MarkedYAMLError as err:
         mark = err.problem_mark or err.context_mark
         line, col = (mark.line + 1, mark.column + 1) if mark else (1, 1)
@@ -30,15 +41,64 @@ def load_yaml_text(text: str, file: str) -> Any:
                                        "check indentation and that every ':' is followed by a space")]) from None
     except YAMLError as err:
         raise ContentError([Diagnostic("E0101", f"malformed YAML: {err}", Span(file, 1, 1, 1, 2))]) from None
+    _check_expanded_size(data, text, file)
+    return data
+
+
+def _check_expanded_size(data: Any, text: str, file: str) -> None:
+    """E0105 when the document stands for more than MAX_YAML_VALUES values (a walk that
+    stops counting there, so it is itself bounded, cyclic aliases included)."""
+    count, stack = 0, [data]
+    while stack:
+        node = stack.pop()
+        count += 1
+        if count > MAX_YAML_VALUES:
+            line, col = _first_alias(text)
+            raise ContentError([Diagnostic(
+                "E0105", f"this YAML stands for more than {MAX_YAML_VALUES:,} values once its aliases are expanded",
+                Span(file, line, col, line, col + 1),
+                "write the values out, or use fewer aliases ('*name'): aliases of aliases multiply")])
+        if isinstance(node, dict):
+            stack.extend(node.keys())
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+
+
+def _first_alias(text: str) -> tuple:
+    """(line, column) of the first '*alias' in the text (1-based), or (1, 1)."""
+    import re
+    for number, line in enumerate(text.splitlines(), start=1):
+        hit = re.search(r"(?:^|[\s\[{,:-])(\*[^\s,\[\]{}]+)", line)
+        if hit:
+            return number, hit.start(1) + 1
+    return 1, 1
 
 
 def load_yaml(path, file: str | None = None) -> Any:
     file = file or str(path)
+    return load_yaml_text(read_text_file(path, file, MAX_YAML_BYTES), file)
+
+
+def read_text_file(path, file: str, limit: int) -> str:
+    """A content file's text: ContentError (E0102 unreadable or not UTF-8 text, E0104 larger
+    than `limit` bytes) rather than an OSError or UnicodeDecodeError."""
     try:
-        text = open(path, encoding="utf-8").read()
-    except (OSError, UnicodeDecodeError) as err:
-        raise ContentError([Diagnostic("E0102", f"cannot read '{file}': {err}", None)]) from None
-    return load_yaml_text(text, file)
+        with open(path, "rb") as f:
+            data = f.read(limit + 1)
+    except OSError as err:
+        raise ContentError([Diagnostic("E0102", f"cannot read '{file}': {err.strerror or err}", None)]) from None
+    if len(data) > limit:
+        raise ContentError([Diagnostic("E0104", f"'{file}' is larger than {limit:,} bytes", Span(file, 1, 1, 1, 2),
+                                       "content files are bounded: split it into several files")])
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        line = data[:err.start].count(b"\n") + 1
+        col = err.start - (data.rfind(b"\n", 0, err.start) + 1) + 1
+        raise ContentError([Diagnostic("E0102", f"'{file}' is not UTF-8 text (byte 0x{data[err.start]:02x})",
+                                       Span(file, line, col, line, col + 1),
+                                       "save it as UTF-8; a binary file is no content")]) from None
 
 
 def locate(data: Any, path: Sequence, file: str, key: bool = False) -> Span:

@@ -12,6 +12,13 @@ from dataclasses import dataclass
 from typing import Callable
 
 
+# Every number of a script n has -INT_BOUND < n < INT_BOUND (a limit of the language:
+# docs/language.md, Limits). Here, with the builtin table, so the compiler can fold
+# constants under the same bound; the engines check it in runtime/scripting.py.
+MAX_INT_BITS = 256
+INT_BOUND = 1 << MAX_INT_BITS
+
+
 class ScriptFault(Exception):
     """A script did something impossible (bad index, division by zero, ...).
 

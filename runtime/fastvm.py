@@ -24,6 +24,7 @@ from .builtins import BUILTINS, ScriptFault
 from .scripting import (CALL_BUDGET, DEFAULT_BUDGET, SCRIPT_FAILURES, Decision, OutOfSteps, ScriptError,
                         behaviour, divide_down, divide_up, index_item, narrate, no_choice_here, no_player, not_an_entry,
                         remainder, check_nesting, script_error, too_deep)
+from .scripting import INT_BOUND, sized
 from .world import Event, World, Zone, owner_of
 
 _MISS = object()
@@ -51,7 +52,7 @@ def _helpers(program) -> dict:
         "_not_entry": not_an_entry, "_behaviour": behaviour, "_ENTRIES": program.entries, "_FN": [], "_KIND": {k: tuple(v) for k, v in program.kinds.items()},
         "_DICE": program.dice,
         "_ACT": (), "_V": None, "_W": None, "_M": None, "_Z": None, "_G": None, "_O": None, "_P": None, "_E": None,
-        "_steps": 0,
+        "_steps": 0, "_B": INT_BOUND, "_sized": sized, "_int": int,
     }
     for i, builtin in enumerate(BUILTINS):
         names[f"_b{i}"] = builtin.impl
@@ -163,10 +164,9 @@ def _translator_digest() -> str:
     return code_digest(here / "pysource.py", here / "structure.py")
 
 
-def _cache_path(program):
-    from runebook.paths import cache_dir
+def _cache_name(program) -> str:
     tag = sys.implementation.cache_tag  # marshalled code is only valid for one Python version
-    return cache_dir() / "fast" / f"{program.runtime_cache['cache_key']}-{_translator_digest()}-{tag}.bin"
+    return f"{program.runtime_cache['cache_key']}-{_translator_digest()}-{tag}.bin"
 
 
 def _cached_module(program) -> FastModule:
@@ -174,22 +174,23 @@ def _cached_module(program) -> FastModule:
 
     Only programs loaded through the pack cache are cached: their runtime_cache["cache_key"]
     names exactly the bytecode translated (the pack's hash alone does not: a changed
-    compiler makes other bytecode from the same pack).
+    compiler makes other bytecode from the same pack). The entry is marshalled code, so it
+    is only unmarshalled when this user's key signed it (runebook/paths.py): a file put
+    there by anyone else is built again, never run.
     """
-    path = _cache_path(program)
-    try:
-        code, line_pcs, generators, track_depth = marshal.loads(path.read_bytes())
-        return FastModule(program, code, line_pcs, set(generators), track_depth)
-    except Exception:  # noqa: BLE001 - missing, damaged or foreign: build it again
-        pass
+    from runebook.paths import read_signed, write_signed
+    name = _cache_name(program)
+    blob = read_signed("fast", name)
+    if blob is not None:
+        try:
+            code, line_pcs, generators, track_depth = marshal.loads(blob)
+            return FastModule(program, code, line_pcs, set(generators), track_depth)
+        except Exception:  # noqa: BLE001 - signed but foreign (another build): build it again
+            pass
     module = FastModule.build(program)
     payload = (module.code, module.line_pcs[module.filename], sorted(module.generators), module.track_depth)
     try:
-        import os
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_bytes(marshal.dumps(payload))
-        os.replace(tmp, path)
+        write_signed("fast", name, marshal.dumps(payload))
     except OSError:
         pass  # caching is an optimisation; a read-only disk must not break play
     return module

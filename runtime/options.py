@@ -24,11 +24,12 @@ def resolve_options(program, given: dict) -> dict:
 def _convert(name: str, raw, spec: dict, program):
     t, choices = spec["type"], spec["choices"]
     value = raw
+    shown_raw = str(raw) if len(str(raw)) <= 40 else f"{str(raw)[:40]}..."  # a value is untrusted too
     if t == "int":
         try:
             value = int(raw)
         except (TypeError, ValueError):
-            raise OptionError(f"option '{name}' needs a whole number, not '{raw}'") from None
+            raise OptionError(f"option '{name}' needs a whole number, not '{shown_raw}'") from None
     elif t == "bool":
         if isinstance(raw, bool):
             value = raw
@@ -37,14 +38,17 @@ def _convert(name: str, raw, spec: dict, program):
         elif str(raw).lower() in ("false", "no", "0", "off"):
             value = False
         else:
-            raise OptionError(f"option '{name}' needs true or false, not '{raw}'")
+            raise OptionError(f"option '{name}' needs true or false, not '{shown_raw}'")
     else:
         value = str(raw)
     kind_entries = program.kinds.get(t) if t not in ("int", "bool", "str") else None
     if kind_entries is not None and value not in kind_entries:
         shown = ", ".join(kind_entries)
-        raise OptionError(f"option '{name}' must be a {t}: one of {shown} (got '{raw}')")
+        raise OptionError(f"option '{name}' must be a {t}: one of {shown} (got '{shown_raw}')")
     if choices is not None and value not in choices:
         shown = ", ".join(map(str, choices))
-        raise OptionError(f"option '{name}' must be one of: {shown} (got '{raw}')")
+        raise OptionError(f"option '{name}' must be one of: {shown} (got '{shown_raw}')")
+    bounds = spec.get("range")  # declared `int in low..high`
+    if bounds is not None and not bounds[0] <= value <= bounds[1]:
+        raise OptionError(f"option '{name}' must be between {bounds[0]} and {bounds[1]} (got '{shown_raw}')")
     return value

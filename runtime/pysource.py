@@ -509,6 +509,23 @@ def _switch_var(w, arg):
     w.branch(f"l{slot}.vars[{var}] != {_const(own)}", miss, w.pc + 1)
 
 
+# Numbers stay within scripting.INT_BOUND (E0504), checked inline as the interpreter does:
+# a chained comparison with a constant costs little, and only a result out of bounds (or a
+# list or text, for ADD) calls _sized. `_n` holds the result just made; nested uses
+# finish before the outer one assigns it.
+BOUNDED = "(_n if -_B < (_n := {{a}} {op} {{b}}) < _B else _sized(_n))"
+
+
+def _add(w, arg):
+    """ADD adds numbers or joins lists or texts: its type is only known here when one side
+    is a number constant (`n + 1`, the common case), which spares the _type() call."""
+    b_text, b_kind, _ = w.pop_item()
+    a_text, a_kind, _ = w.pop_item()
+    numeric = any(kind == CONST and text.strip("()-").isdigit() for text, kind in ((a_text, a_kind), (b_text, b_kind)))
+    template = BOUNDED.format(op="+") if numeric else \
+        "(_n if _type(_n := {a} + {b}) is _int and -_B < _n < _B else _sized(_n))"
+    w.push(template.format(a=a_text, b=b_text))
+
 TRANSLATIONS = {
     "LOAD_LOCAL": _load_local,
     "CONST": lambda w, v: w.push(_const(v), CONST),
@@ -520,7 +537,7 @@ TRANSLATIONS = {
     "CALL_BUILTIN": _call_builtin,
     "STORE_LOCAL": _store_local,
     "JUMP_IF_VAR_NE": _jump_if_var_ne,
-    "ADD": _binary("({a} + {b})"),
+    "ADD": _add,
     "ITER_START": _iter_start,
     "RETURN": _return,
     "ENTRY_FIELD": _entry_field,
@@ -542,7 +559,7 @@ TRANSLATIONS = {
     "THING_ENTRY": _unary("{x}.entry"),
     "NEW_LIST": lambda w, arg: w.push("[]"),
     "APPEND": lambda w, slot: w.stmt(f"l{slot}.append({w.pop()})"),
-    "SUB": _binary("({a} - {b})"),
+    "SUB": _binary(BOUNDED.format(op="-")),
     "THING_FACE": _unary("{x}.face"),
     "POP": _pop,
     "GT": _binary("({a} > {b})"),
@@ -553,7 +570,7 @@ TRANSLATIONS = {
     "FOR_ITER": _for_iter,
     "MOVE": _mutation("_W.move({0}, {1}, {arg})", 2),
     "EVENT_FIELD": lambda w, field: w.push(_field(w.pop(), field)),
-    "MUL": _binary("({a} * {b})"),
+    "MUL": _binary(BOUNDED.format(op="*")),
     "NEW_EVENT": _new_event,
     "DUP": _dup,
     "INDEX": _binary("_index({a}, {b})"),

@@ -6,12 +6,34 @@ same place; the arithmetic and indexing helpers are where such failures start.
 """
 from __future__ import annotations
 
-from .builtins import ScriptFault
+from .builtins import INT_BOUND, MAX_INT_BITS, ScriptFault
 
 DEFAULT_BUDGET = 5_000_000   # steps for a whole match script
 CALL_BUDGET = 200_000        # steps for one score, title or rating call
 MAX_DEPTH = 200              # scripts calling each other
 MAX_NESTING = 64             # lists inside lists: a bound of the language (docs/language.md, Limits)
+# Numbers and lists/texts made by + - * (and texts with holes) are bounded too: the step
+# budget counts loop turns, not the size of what each turn makes, and `x = x * x` a
+# hundred times (or `l = l + l`) would otherwise fill memory within a few steps.
+MAX_LENGTH = 100_000         # items of a list, characters of a text, made by '+' or a text's holes
+
+
+class TooLarge(ScriptFault):
+    """A number or list beyond the language's bounds (E0504)."""
+
+
+def sized(value):
+    """The result of + - * or a text, given back when within the bounds, else E0504.
+
+    Both engines call this only off their fast checks, so they fail at the same place."""
+    if type(value) is int:
+        if -INT_BOUND < value < INT_BOUND:
+            return value
+        raise TooLarge(f"a number went beyond {MAX_INT_BITS} bits (2^{MAX_INT_BITS})")
+    if len(value) > MAX_LENGTH:
+        what = "text" if type(value) is str else "list"
+        raise TooLarge(f"a {what} grew longer than {MAX_LENGTH:,}")
+    return value
 
 
 class ScriptError(Exception):
@@ -62,6 +84,10 @@ def script_error(err: Exception, where: tuple) -> ScriptError:
     if isinstance(err, OutOfSteps):
         return ScriptError("E0501", "the step budget ran out: a loop or recursion did not end", *where,
                            "check the loop's condition; every 'while' must eventually become false")
+    if isinstance(err, TooLarge):
+        return ScriptError("E0504", str(err), *where,
+                           "numbers stay within 256 bits and lists and texts within 100,000 items; "
+                           "check for a value multiplied or doubled in a loop")
     if isinstance(err, ScriptFault):
         return ScriptError("E0502", str(err), *where)
     if isinstance(err, RecursionError):

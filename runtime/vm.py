@@ -26,6 +26,7 @@ from .builtins import BUILTINS, ScriptFault
 from .scripting import (CALL_BUDGET, DEFAULT_BUDGET, MAX_DEPTH, SCRIPT_FAILURES, Decision, OutOfSteps, ScriptError,
                         behaviour, divide_down, divide_up, index_item, narrate, no_choice_here, no_player, not_an_entry,
                         remainder, check_nesting, script_error, too_deep)
+from .scripting import INT_BOUND, sized
 from .world import Event, World, Zone, owner_of
 
 class Frame:
@@ -156,7 +157,8 @@ class VM:
                             pc = target
                     elif op == 10:  # ADD
                         b = stack.pop()
-                        stack[-1] = stack[-1] + b
+                        v = stack[-1] + b
+                        stack[-1] = v if type(v) is int and -INT_BOUND < v < INT_BOUND else sized(v)
                     elif op == 11:  # ITER_START
                         v = stack.pop()
                         locs[arg[0]] = tuple(v.items) if type(v) is Zone else v
@@ -245,7 +247,8 @@ class VM:
                 else:
                     if op == 32:  # SUB
                         b = stack.pop()
-                        stack[-1] = stack[-1] - b
+                        v = stack[-1] - b
+                        stack[-1] = v if -INT_BOUND < v < INT_BOUND else sized(v)
                     elif op == 33:  # THING_FACE
                         stack[-1] = stack[-1].face
                     elif op == 34:  # POP
@@ -283,7 +286,8 @@ class VM:
                         stack[-1] = ev.cancelled if arg == "cancelled" else ev.fields[arg]
                     elif op == 43:  # MUL
                         b = stack.pop()
-                        stack[-1] = stack[-1] * b
+                        v = stack[-1] * b
+                        stack[-1] = v if -INT_BOUND < v < INT_BOUND else sized(v)
                     elif op == 44:  # NEW_EVENT
                         name, fields = arg
                         n = len(fields)

@@ -12,6 +12,7 @@ import random
 from collections import deque
 
 from .builtins import ScriptFault
+from .scripting import MAX_LENGTH, sized
 
 
 def owner_of(thing):
@@ -251,7 +252,8 @@ class World:
     def text_of(self, parts) -> str:
         """A narration text from its pieces: texts as they are, other values described."""
         describe = self.describe
-        return "".join(p if type(p) is str else describe(p) for p in parts)
+        text = "".join(p if type(p) is str else describe(p) for p in parts)
+        return text if len(text) <= MAX_LENGTH else sized(text)  # holes can double a text
 
     def option_label(self, option) -> str:
         """A readable label for an action option: name(arg, arg)."""

@@ -21,9 +21,9 @@ from runebook.runtime.options import resolve_options
 from runebook.runtime.program import Program, ProgramFormatError
 from runebook.runtime.scripting import ScriptError
 
+from packmaker import CONTRACT, manifest, write_pack  # tests/packmaker.py
+
 PACKS = Path(__file__).resolve().parent / "packs"
-MANIFEST = "name: {name}\ntitle: Broken\nversion: '1'\nplayers: {{min: 1, max: 2}}\n"
-CONTRACT = "proc play() {}\nfn score(p: player) -> int { return 0 }\n"
 
 
 @pytest.fixture(autouse=True)
@@ -33,18 +33,9 @@ def private_cache(tmp_path, monkeypatch):
 
 
 def make_pack(root: Path, manifest: str | None = None, name: str = "broken", **files) -> Path:
-    pack = root / name
-    pack.mkdir(parents=True, exist_ok=True)
-    (pack / "pack.yaml").write_text(manifest if manifest is not None else MANIFEST.format(name=name))
-    for key, text in files.items():  # main_rune="..." writes main.rune
-        stem, ext = key.rsplit("_", 1)
-        path = pack / f"{stem}.{ext}"
-        path.parent.mkdir(parents=True, exist_ok=True)
-        if isinstance(text, bytes):
-            path.write_bytes(text)
-        else:
-            path.write_text(text, encoding="utf-8")
-    return pack
+    """write_pack with files as keywords: main_rune="..." writes main.rune, as given (not dedented)."""
+    sources = {".".join(key.rsplit("_", 1)): text for key, text in files.items()}
+    return write_pack(root / name, sources, name=name, pack_yaml=manifest, dedent=False)
 
 
 def diagnostics(pack: Path) -> list[Diagnostic]:
@@ -124,7 +115,7 @@ def test_player_counts_must_make_sense(tmp_path):
 def test_missing_pack_and_unmatched_sources(tmp_path):
     program, diags, _ = compile_pack(str(tmp_path / "nowhere"))
     assert program is None and diags[0].code == "E0103"
-    pack = make_pack(tmp_path, MANIFEST.format(name="broken") + "sources: ['rules/*.rune']\n")
+    pack = make_pack(tmp_path, manifest("broken", "sources: ['rules/*.rune']\n"))
     assert only(diagnostics(pack), "E0415").span.line == 5
 
 
@@ -136,9 +127,9 @@ def test_non_utf8_manifest(tmp_path):
 
 # ---------------------------------------------------------------- includes
 def test_cyclic_include_is_reported_not_followed_forever(tmp_path):
-    a = make_pack(tmp_path, MANIFEST.format(name="alpha") + "include: ['../beta']\n", name="alpha",
+    a = make_pack(tmp_path, manifest("alpha", "include: ['../beta']\n"), name="alpha",
                   a_rune=CONTRACT)
-    make_pack(tmp_path, MANIFEST.format(name="beta") + "include: ['../alpha']\n", name="beta",
+    make_pack(tmp_path, manifest("beta", "include: ['../alpha']\n"), name="beta",
               b_rune="zone shared\n")
     diags = diagnostics(a)
     d = only(diags, "E0413")
@@ -146,14 +137,14 @@ def test_cyclic_include_is_reported_not_followed_forever(tmp_path):
 
 
 def test_a_pack_including_itself(tmp_path):
-    a = make_pack(tmp_path, MANIFEST.format(name="selfish") + "include: ['.']\n", name="selfish",
+    a = make_pack(tmp_path, manifest("selfish", "include: ['.']\n"), name="selfish",
                   a_rune=CONTRACT)
     assert only(diagnostics(a), "E0413")
 
 
 def test_include_without_manifest(tmp_path):
     (tmp_path / "empty_dir").mkdir()
-    a = make_pack(tmp_path, MANIFEST.format(name="broken") + "include: ['../empty_dir']\n", a_rune=CONTRACT)
+    a = make_pack(tmp_path, manifest("broken", "include: ['../empty_dir']\n"), a_rune=CONTRACT)
     assert only(diagnostics(a), "E0414").span.line == 5
 
 
@@ -179,7 +170,7 @@ def test_wrong_type(tmp_path):
 
 def test_errors_in_several_files_are_all_reported(tmp_path):
     pack = make_pack(tmp_path, a_rune="proc play() {\n  log 3\n}\n", b_rune="fn score(p: player) -> int {\n"
-                     "  return p.gold\n}\n", c_rune="zone players\n")
+                     "  return \"gold\"\n}\n", c_rune="zone players\n")  # a wrong type: no follow-on of a.rune
     diags = diagnostics(pack)
     files = sorted({Path(d.span.file).name for d in diags if d.span})
     assert files == ["a.rune", "b.rune", "c.rune"]
@@ -322,7 +313,8 @@ def test_damaged_cache_file_is_rebuilt(tmp_path):
     cache[0].write_bytes(cache[0].read_bytes()[:50])
     again = load_program(str(pack))
     assert again.pack_hash == program.pack_hash
-    assert Program.from_cache_bytes(cache[0].read_bytes()).pack_hash == program.pack_hash
+    from runebook.paths import read_signed
+    assert Program.from_cache_bytes(read_signed("packs", cache[0].name)).pack_hash == program.pack_hash
 
 
 def test_code_digest_follows_any_change_to_a_file(tmp_path):

@@ -23,8 +23,9 @@ import pytest
 
 from runebook.compiler.pack import compile_pack
 
+from packmaker import write_pack  # tests/packmaker.py
+
 CASES = Path(__file__).resolve().parent / "checker"
-MANIFEST = "name: checker_case\ntitle: Checker case\nversion: '1'\nplayers: {min: 1, max: 2}\n"
 EXPECT = re.compile(r"#\s*expect(-unplaced)?:\s*(.*?)(?=\s*#\s*expect(?:-unplaced)?:|$)")
 
 
@@ -59,17 +60,15 @@ def expectations(text: str) -> list[Expectation]:
 
 def compile_case(path: Path, tmp: Path):
     text = path.read_text(encoding="utf-8")
-    root = tmp / "checker_case"
-    root.mkdir()
-    (root / "pack.yaml").write_text(MANIFEST)
-    (root / path.name).write_text(text, encoding="utf-8")
+    sources = {path.name: text}
     if "# pack: no-contract" not in text:
         contract = []
         if not re.search(r"^proc play\(", text, re.M):
             contract.append("proc play() {}")
         if not re.search(r"^fn score\(", text, re.M):
             contract.append("fn score(p: player) -> int { return 0 }")
-        (root / "contract.rune").write_text("\n".join(contract) + "\n")
+        sources["contract.rune"] = "\n".join(contract) + "\n"
+    root = write_pack(tmp / "checker_case", sources, dedent=False)
     program, diags, _ = compile_pack(str(root))
     return program, diags
 
@@ -132,4 +131,4 @@ def test_diagnostics_are_sorted_out_by_file_and_position(tmp_path):
         for d in diags:
             if d.span is not None:
                 assert d.span.line >= 1 and d.span.col >= 1, (path.name, d)
-            assert re.fullmatch(r"[EW]0\d{3}", d.code), d
+            assert re.fullmatch(r"[EWN]0\d{3}", d.code), d

@@ -108,7 +108,8 @@ def test_validate_builtin_pack_is_ok():
 def broken(tmp_path):
     return write_pack(tmp_path / "broken", {
         "a.rune": "proc play() {\n  let x = (1 +\n}\n",
-        "b.rune": "fn score(p: player) -> int {\n  return p.total + nothing_here\n}\n",
+        # a type error: not one of the unknown-name errors a file that did not parse may cause
+        "b.rune": "fn score(p: player) -> int {\n  return p.seat + \"nothing_here\"\n}\n",
     })
 
 
@@ -116,15 +117,15 @@ def test_validate_broken_pack_shows_every_diagnostic_with_source(broken):
     result = run("validate", broken)
     assert result.exit_code == 1
     out = result.output
-    assert "error[E02" in out and "error[E0301]: unknown name 'nothing_here'" in out
+    assert "error[E02" in out and "error[E0310]: '+' needs numbers, but got int and str" in out
     assert "  --> broken/a.rune:3:1" in out and "  --> broken/b.rune:2:" in out
     lines = out.splitlines()
-    header = lines.index("error[E0301]: unknown name 'nothing_here'")
-    source = next(i for i in range(header, len(lines)) if "return p.total + nothing_here" in lines[i])
+    header = lines.index("error[E0310]: '+' needs numbers, but got int and str")
+    source = next(i for i in range(header, len(lines)) if 'return p.seat + "nothing_here"' in lines[i])
     assert lines[source].lstrip().startswith("2 |")
     caret = lines[source + 1]
-    column = lines[source].index("nothing_here")
-    assert caret[column] == "^" and set(caret[column:].strip()) == {"^"}
+    column = lines[source].index("p.seat")
+    assert caret[column] == "^" and caret[column - 1] == " " and set(caret[column:].strip()) == {"^"}
     assert "broken: " in out and " errors" in out
     assert "Traceback" not in out
 
@@ -135,7 +136,7 @@ def test_validate_json(broken):
     data = json.loads(result.stdout)
     assert data["ok"] is False
     codes = [d["code"] for d in data["diagnostics"]]
-    assert any(c.startswith("E02") for c in codes) and "E0301" in codes
+    assert any(c.startswith("E02") for c in codes) and "E0310" in codes
     assert all(set(d) >= {"severity", "code", "message", "span", "hint"} for d in data["diagnostics"])
     ok = json.loads(run("validate", "--format", "json", "dungeon_roll").stdout)
     assert ok["ok"] is True
@@ -223,7 +224,7 @@ def test_script_error_is_shown_as_a_diagnostic(tmp_path):
 
 def test_content_error_on_play_exits_1(broken):
     result = run("play", broken, "--seed", "1")
-    assert result.exit_code == 1 and "error[E0301]" in result.output
+    assert result.exit_code == 1 and "error[E0310]" in result.output
 
 
 # ---------------------------------------------------------------- replay

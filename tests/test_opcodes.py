@@ -296,13 +296,13 @@ def emitted_codes() -> dict[str, list[str]]:
     codes: dict[str, list[str]] = {}
     for folder in ("dsl", "compiler", "runtime", "cli", "runebook"):
         for path in sorted((ROOT / folder).rglob("*.py")):
-            for code in re.findall(r"[\"']([EW]0\d{3})[\"']", path.read_text(encoding="utf-8")):
+            for code in re.findall(r"[\"']([EWN]0\d{3})[\"']", path.read_text(encoding="utf-8")):
                 codes.setdefault(code, []).append(str(path.relative_to(ROOT)))
     return codes
 
 
 def test_diagnostics_page_documents_every_code():
     page = (ROOT / "docs" / "diagnostics.md").read_text(encoding="utf-8")
-    documented = set(re.findall(r"^#+\s*([EW]0\d{3})\b", page, re.M))
+    documented = set(re.findall(r"^#+\s*([EWN]0\d{3})\b", page, re.M))
     missing = {code: files for code, files in emitted_codes().items() if code not in documented}
     assert not missing, f"codes emitted but not documented in docs/diagnostics.md: {missing}"

@@ -14,10 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from runebook.compiler.pack import compile_pack
 from runebook.runtime.agents import make_agent
 from runebook.runtime.match import Match
 from runebook.runtime.scripting import ScriptError
+
+from packmaker import compiled  # tests/packmaker.py
 
 PACK = Path(__file__).resolve().parent / "packs" / "hidden"
 ENGINES = ("fast", "interp")
@@ -26,9 +27,7 @@ HIDDEN = "that thing is in a private zone this player cannot see"
 
 @pytest.fixture(scope="module")
 def prog():
-    program, diags, _ = compile_pack(str(PACK))
-    assert program is not None and not diags, diags
-    return program
+    return compiled(PACK)
 
 
 def match(prog, agents: str, engine: str, seed: int = 3, record: bool = True):

@@ -11,7 +11,6 @@ from pathlib import Path
 
 import pytest
 
-from runebook.compiler.pack import compile_pack
 from runebook.runtime.agents import FirstAgent, PolicyAgent, RandomAgent, ScriptedAgent
 from runebook.runtime.match import Match
 from runebook.runtime.options import resolve_options
@@ -19,19 +18,13 @@ from runebook.runtime.scripting import Decision, ScriptError
 from runebook.runtime.vm import VM
 from runebook.runtime.world import World
 
-from packmaker import write_pack  # tests/packmaker.py
+from packmaker import compiled, write_pack  # tests/packmaker.py
 
 PACKS = Path(__file__).resolve().parent / "packs"
-_compiled: dict = {}
 
 
 def program(name: str):
-    if name not in _compiled:
-        prog, diags, _ = compile_pack(str(PACKS / name))
-        assert prog is not None, "\n".join(str(d) for d in diags)
-        assert not diags, "\n".join(str(d) for d in diags)
-        _compiled[name] = prog
-    return _compiled[name]
+    return compiled(PACKS / name)
 
 
 def run(name: str, agents=None, seed: int = 1, players: int | None = None, budget: int | None = None,
@@ -59,9 +52,7 @@ def narration(prog, engine: str) -> list[str]:
 def narration_of_source(folder: Path, source: str, engine: str) -> list[str]:
     """The same for a one-file pack written into `folder`."""
     write_pack(folder, {"main.rune": source})
-    prog, diags, _ = compile_pack(str(folder))
-    assert prog is not None, diags
-    return narration(prog, engine)
+    return narration(compiled(folder, warnings=True), engine)
 
 
 def lines_by_label(match) -> dict[str, str]:
@@ -344,6 +335,29 @@ def line_of(text: str, pack: str = "limits") -> int:
     return next(i for i, line in enumerate(source, start=1) if text in line)
 
 
+@pytest.mark.parametrize("case, line, message", [
+    ("big_product", "big = big * big", "a number went beyond 256 bits"),
+    ("big_sum", "big = big + big", "a number went beyond 256 bits"),
+    ("big_difference", "big = big - big * 3", "a number went beyond 256 bits"),
+    ("big_list", "xs = xs + xs", "a list grew longer than 100,000"),
+    ("big_text", 't = "{t}{t}"', "a text grew longer than 100,000"),
+])
+def test_values_past_the_size_limits_are_script_errors(case, line, message):
+    """The step budget counts turns, not sizes: growth is bounded separately (E0504), so
+    squaring a number a hundred times ends at once instead of filling memory."""
+    err = fault(case, budget=None)
+    assert (err.code, err.function, err.line) == ("E0504", "proc play", line_of(line))
+    assert message in err.message and err.hint
+
+
+def test_the_number_bound_is_the_same_for_the_parser_and_the_engines():
+    from runebook.dsl import parser
+    from runebook.runtime import builtins, scripting
+    assert parser.MAX_INT_LITERAL == builtins.INT_BOUND - 1 and scripting.sized(builtins.INT_BOUND - 1)
+    with pytest.raises(scripting.TooLarge):
+        scripting.sized(-builtins.INT_BOUND)
+
+
 def test_infinite_loop_runs_out_of_steps():
     err = fault("forever")
     assert err.code == "E0501"
@@ -461,8 +475,6 @@ def test_a_clean_run_of_the_limits_pack():
 def test_a_handler_sees_a_field_changed_by_an_earlier_handler(tmp_path):
     """Guards at an emit site share fields no handler changes; a field that one
     handler changes must be read fresh by the next handler's 'when'."""
-    from runebook.compiler.pack import compile_pack
-
     write_pack(tmp_path, {}, players="{min: 2, max: 2}", name="t")
     (tmp_path / "main.rune").write_text("\n".join([
         "var hits: int per player = 0",
@@ -473,7 +485,6 @@ def test_a_handler_sees_a_field_changed_by_an_earlier_handler(tmp_path):
         "proc play() { let e = emit hit(who: players[0], by: players[0]) }",
         "fn score(p: player) -> int { return p.hits }",
         ""]))
-    program, diags, _ = compile_pack(str(tmp_path))
-    assert program is not None, [str(d) for d in diags]
+    program = compiled(tmp_path, warnings=True)
     result = Match(program, [FirstAgent(), FirstAgent()], 1, {}, 2).run()
     assert result.scores == [0, 1]
