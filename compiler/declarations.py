@@ -83,6 +83,8 @@ class DeclarationCollector:
         for d in decls:
             if isinstance(d, A.EntryDecl):
                 self._entry_name(d)
+        self.types.overlaps = {(syms.entries[m]["kind"], name) for name, members in syms.symbol_sets.items()
+                               for m in members if m in syms.entries}
         for d in decls:
             if isinstance(d, A.EntryDecl):
                 self._entry_fields(d)
@@ -275,6 +277,17 @@ class DeclarationCollector:
         self.syms.behaviours.append(BehaviourBody(owner, name, t, value, body, span))
         return True
 
+    def _check_members(self, value, want: str, span) -> None:
+        """A constant given where a symbol set is wanted names one of its members (a name
+        that is also an entry passes the type check, not necessarily this one)."""
+        if is_list(want) and isinstance(value, tuple):
+            for v in value:
+                self._check_members(v, elem(want), span)
+        elif want in self.syms.symbol_sets and value is not None and value not in self.syms.symbol_sets[want]:
+            self.error("E0310", f"'{value}' is not a member of symbol set '{want}'", span,
+                       did_you_mean(value, self.syms.symbol_sets[want])
+                       or f"its members: {', '.join(self.syms.symbol_sets[want])}")
+
     def _kind_held(self, d: A.KindDecl):
         """Resolve `held in NAME, ...`: each a zone (things made from the entry in it are in
         play for the zone's owner) or a per-player variable (the entry it holds is in play)."""
@@ -355,6 +368,8 @@ class DeclarationCollector:
             value, t = self.const(f.value)
             if not self.types.assignable(t, want):
                 self.error("E0310", f"field '{f.name}' must be {want}, but this is {t}", f.value.span)
+            else:
+                self._check_members(value, want, f.value.span)
             given[f.name] = value
         for fname, (want, default) in kind.fields.items():
             if fname in given:
