@@ -83,10 +83,13 @@ class DeclarationCollector:
         for d in decls:
             if isinstance(d, A.EntryDecl):
                 self._entry_name(d)
+        self.types.overlaps = {(syms.entries[m]["kind"], name) for name, members in syms.symbol_sets.items()
+                               for m in members if m in syms.entries}
         for d in decls:
             if isinstance(d, A.EntryDecl):
                 self._entry_fields(d)
         handler_order = 0
+        owned_actions: list = []  # (entry, action): offered only to the entry's holders
         for d in decls:
             if isinstance(d, A.ZoneDecl):
                 self._claim(d.name, d.span)
@@ -112,20 +115,18 @@ class DeclarationCollector:
                 ret = self.type_of(d.ret) if d.ret is not None else None
                 syms.functions[d.name] = FnInfo(d.name, -1, params, ret, d)
             elif isinstance(d, A.ActionDecl):
-                if not self._claim(d.name, d.span):
-                    continue
-                self._check_params(d.params)
-                params = [(p.name, self.type_of(p.type)) for p in d.params]
-                syms.actions[d.name] = ActionInfo(d.name, len(syms.actions), d.groups, params, d)
-                for g in d.groups:
-                    syms.groups.setdefault(g, []).append(d.name)
+                self._action(d)
             elif isinstance(d, A.HandlerDecl):
                 syms.handlers.setdefault(d.event, []).append(_HandlerInfo(d, handler_order))
                 handler_order += 1
-            elif isinstance(d, A.EntryDecl) and d.handlers:
+            elif isinstance(d, A.EntryDecl):
                 for h in d.handlers:
                     self._owned_handler(d, h, handler_order)
                     handler_order += 1
+                for a in d.actions:
+                    if self._owned(d, a.span, "an action"):
+                        self._action(a)
+                        owned_actions.append((d, a))
             elif isinstance(d, A.PolicyDecl):
                 if d.name in syms.policies:
                     self.error("E0404", f"policy '{d.name}' is declared twice", d.span)
@@ -133,6 +134,8 @@ class DeclarationCollector:
         for d in decls:
             if isinstance(d, A.KindDecl):
                 self._kind_held(d)
+        for entry, action in owned_actions:
+            action.requires.insert(0, self._held_by_actor(entry, action.span))
         for event, hs in syms.handlers.items():
             if event not in syms.events:
                 self.error("E0318", f"handler for unknown event '{event}'", hs[0].decl.span,
@@ -275,6 +278,17 @@ class DeclarationCollector:
         self.syms.behaviours.append(BehaviourBody(owner, name, t, value, body, span))
         return True
 
+    def _check_members(self, value, want: str, span) -> None:
+        """A constant given where a symbol set is wanted names one of its members (a name
+        that is also an entry passes the type check, not necessarily this one)."""
+        if is_list(want) and isinstance(value, tuple):
+            for v in value:
+                self._check_members(v, elem(want), span)
+        elif want in self.syms.symbol_sets and value is not None and value not in self.syms.symbol_sets[want]:
+            self.error("E0310", f"'{value}' is not a member of symbol set '{want}'", span,
+                       did_you_mean(value, self.syms.symbol_sets[want])
+                       or f"its members: {', '.join(self.syms.symbol_sets[want])}")
+
     def _kind_held(self, d: A.KindDecl):
         """Resolve `held in NAME, ...`: each a zone (things made from the entry in it are in
         play for the zone's owner) or a per-player variable (the entry it holds is in play)."""
@@ -295,16 +309,48 @@ class DeclarationCollector:
                            "per-player variable", d.span,
                            did_you_mean(name, list(self.syms.zones) + list(self.syms.player_vars)))
 
-    def _owned_handler(self, d: A.EntryDecl, h: A.HandlerDecl, order: int):
-        kind = self.syms.kinds.get(d.kind)
-        if kind is None:
-            return  # the unknown kind is reported with the entry
-        if not self._held_names.get(d.kind):
-            self.error("E0325", f"{d.kind} '{d.name}' has a handler, but kind '{d.kind}' says nowhere "
-                       "its entries are in play", h.span,
-                       f"declare where: 'kind {d.kind} held in ZONE_OR_VARIABLE {{ ... }}'")
+    def _action(self, d: A.ActionDecl):
+        if not self._claim(d.name, d.span):
             return
-        self.syms.handlers.setdefault(h.event, []).append(OwnedHandler(d.name, d.kind, h, order))
+        self._check_params(d.params)
+        params = [(p.name, self.type_of(p.type)) for p in d.params]
+        self.syms.actions[d.name] = ActionInfo(d.name, len(self.syms.actions), d.groups, params, d)
+        for g in d.groups:
+            self.syms.groups.setdefault(g, []).append(d.name)
+
+    def _owned(self, d: A.EntryDecl, span, what: str) -> bool:
+        """Whether the entry's kind says where it is in play (what its handlers and actions need)."""
+        if d.kind not in self.syms.kinds:
+            return False  # the unknown kind is reported with the entry
+        if not self._held_names.get(d.kind):
+            self.error("E0325", f"{d.kind} '{d.name}' has {what}, but kind '{d.kind}' says nowhere "
+                       "its entries are in play", span,
+                       f"declare where: 'kind {d.kind} held in ZONE_OR_VARIABLE {{ ... }}'")
+            return False
+        return True
+
+    def _owned_handler(self, d: A.EntryDecl, h: A.HandlerDecl, order: int):
+        if self._owned(d, h.span, "a handler"):
+            self.syms.handlers.setdefault(h.event, []).append(OwnedHandler(d.name, d.kind, h, order))
+
+    def _held_by_actor(self, d: A.EntryDecl, span):
+        """The requirement an entry's own action starts with: the actor holds the entry
+        (`actor.VAR == ENTRY`, or a thing made from it in one of the actor's zones or a
+        shared zone of the kind's places). A test on one variable, first, is a guard the
+        act site shares with the other holders' actions (one SWITCH_VAR)."""
+        actor, entry = A.Name("actor", span), A.Name(d.name, span)
+        tests = []
+        for name in self._held_names[d.kind]:
+            if name in self.syms.player_vars:
+                tests.append(A.Binary("==", A.Field(actor, name, span), entry, span))
+            elif name in self.syms.zones:
+                zone = A.ZoneOf(name, actor, span) if self.syms.zones[name][1] else A.Name(name, span)
+                holds = A.Binary("==", A.Field(A.Name("<thing>", span), "entry", span), entry, span)
+                tests.append(A.Quant("exists", "<thing>", zone, holds, span))
+        test = tests[0] if tests else A.BoolLit(False, span)
+        for more in tests[1:]:
+            test = A.Binary("or", test, more, span)
+        return test
 
     def _die(self, d: A.DieDecl):
         if not self._claim(d.name, d.span):
@@ -355,6 +401,8 @@ class DeclarationCollector:
             value, t = self.const(f.value)
             if not self.types.assignable(t, want):
                 self.error("E0310", f"field '{f.name}' must be {want}, but this is {t}", f.value.span)
+            else:
+                self._check_members(value, want, f.value.span)
             given[f.name] = value
         for fname, (want, default) in kind.fields.items():
             if fname in given:

@@ -616,7 +616,7 @@ class Expressions:
         try:
             for i, h in enumerate(handlers):
                 if isinstance(h, OwnedHandler):
-                    self._run_owned_handler(h, ev)
+                    self._run_owned_handler(h, ev, params, exits if i else None)
                     continue
                 skip = self._guard(h.decl.when, {"event": (ev, f"event:{event}")}) if h.decl.when else []
                 if i:  # a fresh event is never cancelled: the first handler needs no test
@@ -631,10 +631,14 @@ class Expressions:
             self.patch(at)
         self.emit(O.LOAD_LOCAL, ev)
 
-    def _run_owned_handler(self, h: OwnedHandler, ev: int) -> None:
+    def _run_owned_handler(self, h: OwnedHandler, ev: int, params: dict, exits) -> None:
         """Call an entry's handler once for each holder it is in play for (HOLDERS), as
         (event, holder, this), until one cancels; its 'when' is tested inside, where
         holder and this are known."""
+        field = self._holder_field(h, params)
+        if field is not None:
+            self._run_held_by_field(h, ev, field, exits)
+            return
         places = tuple(tuple(p) for p in self.syms.kinds[h.kind].held)
         self.emit(O.HOLDERS, (h.entry, places))
 
@@ -650,6 +654,51 @@ class Expressions:
             self.emit(O.POP)
 
         self._loop_over("<holding>", "list[any]", body)
+
+    def _holder_field(self, h: OwnedHandler, params: dict):
+        """The player field F of the event when the handler's 'when' starts with
+        `event.F == holder` and its kind is held only through one per-player variable:
+        then the only holder it can run for is event.F, so the emit site tests whether
+        event.F holds the entry (a guard on one variable, as cheap as a guard written by
+        hand) instead of listing every holder. None otherwise."""
+        held = self.syms.kinds[h.kind].held
+        if len(held) != 1 or held[0][0] != "var" or h.decl.when is None:
+            return None
+        first = h.decl.when
+        while isinstance(first, A.Binary) and first.op == "and":
+            first = first.left
+        if not (isinstance(first, A.Binary) and first.op == "=="):
+            return None
+        for a, b in ((first.left, first.right), (first.right, first.left)):
+            if isinstance(b, A.Name) and b.name == "holder" and isinstance(a, A.Field) \
+                    and isinstance(a.obj, A.Name) and a.obj.name == "event" and params.get(a.name) == "player":
+                return a.name
+        return None
+
+    def _run_held_by_field(self, h: OwnedHandler, ev: int, field: str, exits) -> None:
+        """if event.F != none and event.F.VAR == ENTRY: call the handler (event, event.F, none)."""
+        cached = self.field_cache.get(("event", field))
+        if cached is None:
+            slot = self.hidden(f"event.{field}")
+            self.emit(O.LOCAL_EVENT_FIELD, (ev, field))
+            self.emit(O.STORE_LOCAL, slot)
+        else:
+            slot = cached[0]
+        self.emit(O.LOAD_LOCAL, slot)
+        skip = [self.emit(O.JUMP_IF_FALSE, None)]  # none holds nothing (a player is never false)
+        self.emit(O.LOAD_LOCAL, slot)
+        self.emit(O.PLAYER_VAR, self.syms.kinds[h.kind].held[0][1])
+        self.emit(O.CONST, h.entry)
+        self.emit(O.EQ)
+        skip.append(self.emit(O.JUMP_IF_FALSE, None))
+        if exits is not None:
+            exits.append(self.emit(O.JUMP_IF_CANCELLED, (ev, None)))
+        self.emit(O.LOAD_LOCAL, ev)
+        self.emit(O.LOAD_LOCAL, slot)
+        self.emit(O.CONST, None)
+        self.emit(O.CALL, (h.fn_index, 3))
+        self.emit(O.POP)
+        self.patch_all(skip)
 
     def _fixed_event_fields(self, handlers: list, params: dict) -> list:
         """Fields the handlers' guards read and no handler can change.

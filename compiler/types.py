@@ -37,6 +37,11 @@ class TypeSpace:
     def __init__(self, kinds: set[str], sets: set[str] = frozenset()):
         self.kinds = kinds
         self.sets = sets
+        # (kind, set) where an entry of the kind shares its id with a member of the set
+        # (a die face named like the companion entry it stands for): such a value may be
+        # either, so one is accepted where the other is wanted (constants are checked
+        # for membership where they are written).
+        self.overlaps: set = set()
 
     def is_kind(self, t: str) -> bool:
         return t in self.kinds
@@ -54,6 +59,8 @@ class TypeSpace:
         if src == "none":
             return self.nullable(dst)
         if dst == "str" and (src in self.kinds or src in self.sets):
+            return True
+        if (src, dst) in self.overlaps or (dst, src) in self.overlaps:
             return True
         if is_list(src) and is_list(dst):
             return self.assignable(elem(src), elem(dst))

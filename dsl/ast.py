@@ -380,6 +380,7 @@ class EntryDecl:
     fields: list  # list[FieldInit]
     span: Span
     handlers: list = field(default_factory=list)  # list[HandlerDecl] the entry owns
+    actions: list = field(default_factory=list)   # list[ActionDecl] offered to its holders only
 
 
 @dataclass(slots=True)

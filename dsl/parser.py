@@ -265,7 +265,8 @@ class _ToAst(Transformer):
         items = [f for f in c[2:] if f is not None]
         fields = [f for f in items if isinstance(f, A.FieldInit)]
         handlers = [h for h in items if isinstance(h, A.HandlerDecl)]
-        return A.EntryDecl(str(c[0]), str(c[1]), fields, self.sp(meta), handlers)
+        actions = [a for a in items if isinstance(a, A.ActionDecl)]
+        return A.EntryDecl(str(c[0]), str(c[1]), fields, self.sp(meta), handlers, actions)
 
     def symbols_decl(self, meta, c):
         return A.SymbolsDecl([str(n) for n in c], self.sp(meta))

@@ -60,9 +60,25 @@ def test_a_deciding_policy_answers_and_none_falls_back_to_its_ratings(prog, engi
     lines, result = play(prog, engine)
     # planner: a is at 2 hp, below 5, and resting is offered: it rests; lazy decides none,
     # so its ratings choose (rest 1 beats pick -1)
-    assert "hands 1 0" in lines and result.scores == [3, 1]
+    assert "hands 1 0" in lines and result.scores == [4, 6]
+    # planner for both: at 5 hp (not below 5) Player 2 picks the trinket worth most instead of resting
     lines, result = play(prog, engine, policies=("planner", "planner"), trial="normal")
-    assert result.scores == [3, 1]
+    assert result.scores == [4, 5]
+
+
+def offered(prog, engine: str) -> list:
+    agents = [PolicyAgent(prog, "lazy"), PolicyAgent(prog, "lazy")]
+    match = Match(prog, agents, 1, resolve_options(prog, {}), 2, record=True, engine=engine)
+    match.run()
+    return [(e["player"], e["options"]) for e in match.events if e["type"] == "decision"]
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_an_entry_action_is_offered_only_to_its_holders_in_declaration_order(prog, engine):
+    picks = ["pick(t=shield)", "pick(t=thorns)", "pick(t=pebble)", "rest"]
+    # the pebble's own 'polish' is offered once Player 2's charm holds the pebble (and its
+    # own requirement, hp above 1, holds), before 'pick', which is declared after it
+    assert offered(prog, engine) == [(1, picks), (2, picks), (1, picks), (2, ["polish"] + picks)]
 
 
 @pytest.mark.parametrize("engine", ENGINES)
