@@ -26,6 +26,11 @@ def load_yaml_text(text: str, file: str) -> Any:
     from ruamel.yaml import YAML
     from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
+    deep = _too_deep_flow(text)
+    if deep is not None:
+        raise ContentError([Diagnostic("E0101", f"malformed YAML: '[' and '{{' nested more than {MAX_FLOW_NESTING} "
+                                       "levels deep", Span(file, deep[0], deep[1], deep[0], deep[1] + 1),
+                                       "YAML nested that deep cannot come from a rulebook")])
     yaml = YAML(typ="rt")
     try:
         data = yaml.load(text)
@@ -43,6 +48,41 @@ def load_yaml_text(text: str, file: str) -> Any:
         raise ContentError([Diagnostic("E0101", f"malformed YAML: {err}", Span(file, 1, 1, 1, 2))]) from None
     _check_expanded_size(data, text, file)
     return data
+
+
+MAX_FLOW_NESTING = 64
+
+
+def _too_deep_flow(text: str):
+    """(line, column) where '[' / '{' first nest deeper than MAX_FLOW_NESTING, else None.
+
+    Checked before the YAML parser runs: its scanner takes time growing with the square
+    of the depth (two seconds for a thousand '['). Brackets inside quotes and comments
+    are skipped roughly; a miscount can only refuse a document absurdly nested anyway."""
+    depth, quote, line, col = 0, "", 1, 0
+    previous = "\n"
+    for ch in text:
+        col += 1
+        if ch == "\n":
+            line, col, previous = line + 1, 0, ch
+            if quote != '"':  # a plain or single-quoted scalar does not span lines here
+                quote = ""
+            continue
+        if quote == "#":
+            continue
+        if quote:
+            if ch == quote:
+                quote = ""
+        elif ch in "\"'" or (ch == "#" and previous in " \t\n"):
+            quote = ch
+        elif ch in "[{":
+            depth += 1
+            if depth > MAX_FLOW_NESTING:
+                return line, col
+        elif ch in "]}":
+            depth = max(0, depth - 1)
+        previous = ch
+    return None
 
 
 def _check_expanded_size(data: Any, text: str, file: str) -> None:
