@@ -37,6 +37,12 @@ def load_yaml_text(text: str, file: str) -> Any:
     except RecursionError:
         raise ContentError([Diagnostic("E0101", "malformed YAML: nested too deeply", Span(file, 1, 1, 1, 2),
                                        "YAML nested hundreds of levels deep cannot come from a rulebook")]) from None
+    except (ValueError, OverflowError) as err:
+        # A scalar that parses but cannot be built: an integer of 5,000 digits (Python's
+        # int() limit), a date like 2001-13-45. The loader does not say where.
+        raise ContentError([Diagnostic("E0101", f"malformed YAML: a value cannot be read ({str(err)[:80]})",
+                                       Span(file, 1, 1, 1, 2),
+                                       "look for a very long number or an impossible date")]) from None
     except MarkedYAMLError as err:
         mark = err.problem_mark or err.context_mark
         line, col = (mark.line + 1, mark.column + 1) if mark else (1, 1)

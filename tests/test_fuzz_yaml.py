@@ -62,7 +62,7 @@ def yaml_documents(draw, keys: dict) -> str:
         lines.append(f"{key}: {_yaml_value(value)}")
     for key, value in draw(st.dictionaries(st.text("abcdefxyz_", min_size=1, max_size=8), _VALUES, max_size=2)).items():
         lines.append(f"{key}: {_yaml_value(value)}")
-    extra = draw(st.sampled_from(["", "anchors", "bomb", "noise", "deep", "tab", "dup"]))
+    extra = draw(st.sampled_from(["", "anchors", "bomb", "noise", "deep", "tab", "dup", "tag"]))
     if extra == "anchors":
         lines += ["x_a: &a [1, 2]", "x_b: [*a, *a]"]
     elif extra == "bomb":
@@ -74,6 +74,12 @@ def yaml_documents(draw, keys: dict) -> str:
         lines.append("x_deep: " + "[" * 3000 + "]" * 3000)
     elif extra == "tab":
         lines.append("\tx_tab: 1")
+    elif extra == "tag":  # scalars the loader builds into other types, or fails to
+        key = draw(st.sampled_from(list(keys) + ["x_tag"]))
+        lines.append(f"{key}: " + draw(st.sampled_from([
+            "!!timestamp 2001-13-45", "2001-12-14", "!!binary aGVsbG8=", "!!set {a, b}", "!!float .nan", ".inf",
+            "!!python/object/apply:os.system ['true']", "!!omap [{a: 1}]", "9" * 5000, "0x" + "f" * 5000,
+            "!!int x", "!!str", "<<: {a: 1}"])))
     elif extra == "dup" and lines:
         lines.append(lines[0])
     return "\n".join(lines) + "\n"

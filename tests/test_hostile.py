@@ -210,6 +210,12 @@ def test_a_hundred_thousand_digit_number(tmp_path, cache):
     assert rc == 1 and "error[E0205]" in out and "main.rune:3:14" in out and "internal error" not in err
 
 
+@pytest.mark.parametrize("value", ["9" * 5000, "2001-13-45"])
+def test_yaml_values_that_cannot_be_built(tmp_path, cache, value):
+    rc, out, err = runebook("validate", _pack_with(tmp_path, f"description: {value}\n"), cache=cache)
+    assert rc == 1 and "error[E0101]: malformed YAML: a value cannot be read" in out and "internal" not in err
+
+
 def test_a_nul_byte_is_named(tmp_path, cache):
     pack = write_pack(tmp_path / "n", {"main.rune": CONTRACT + "zone a\x00b\n"})
     rc, out, _ = runebook("validate", pack, cache=cache)
