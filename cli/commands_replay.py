@@ -78,7 +78,7 @@ def read_log(path: Path) -> list:
             continue
         try:
             events.append(json.loads(line))
-        except ValueError:
+        except (ValueError, RecursionError):  # a log is untrusted: '[' nested 100,000 deep too
             file_error("E0602", f"{path}:{number}: not a match log (this line is not JSON)",
                        "logs are written by 'runebook play --log FILE'")
     if not events or not _is_start(events[0]):

@@ -26,12 +26,23 @@ def load_yaml_text(text: str, file: str) -> Any:
     from ruamel.yaml import YAML
     from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
+    deep = _too_deep_flow(text)
+    if deep is not None:
+        raise ContentError([Diagnostic("E0101", f"malformed YAML: '[' and '{{' nested more than {MAX_FLOW_NESTING} "
+                                       "levels deep", Span(file, deep[0], deep[1], deep[0], deep[1] + 1),
+                                       "YAML nested that deep cannot come from a rulebook")])
     yaml = YAML(typ="rt")
     try:
         data = yaml.load(text)
     except RecursionError:
         raise ContentError([Diagnostic("E0101", "malformed YAML: nested too deeply", Span(file, 1, 1, 1, 2),
                                        "YAML nested hundreds of levels deep cannot come from a rulebook")]) from None
+    except (ValueError, OverflowError) as err:
+        # A scalar that parses but cannot be built: an integer of 5,000 digits (Python's
+        # int() limit), a date like 2001-13-45. The loader does not say where.
+        raise ContentError([Diagnostic("E0101", f"malformed YAML: a value cannot be read ({str(err)[:80]})",
+                                       Span(file, 1, 1, 1, 2),
+                                       "look for a very long number or an impossible date")]) from None
     except MarkedYAMLError as err:
         mark = err.problem_mark or err.context_mark
         line, col = (mark.line + 1, mark.column + 1) if mark else (1, 1)
@@ -43,6 +54,41 @@ def load_yaml_text(text: str, file: str) -> Any:
         raise ContentError([Diagnostic("E0101", f"malformed YAML: {err}", Span(file, 1, 1, 1, 2))]) from None
     _check_expanded_size(data, text, file)
     return data
+
+
+MAX_FLOW_NESTING = 64
+
+
+def _too_deep_flow(text: str):
+    """(line, column) where '[' / '{' first nest deeper than MAX_FLOW_NESTING, else None.
+
+    Checked before the YAML parser runs: its scanner takes time growing with the square
+    of the depth (two seconds for a thousand '['). Brackets inside quotes and comments
+    are skipped roughly; a miscount can only refuse a document absurdly nested anyway."""
+    depth, quote, line, col = 0, "", 1, 0
+    previous = "\n"
+    for ch in text:
+        col += 1
+        if ch == "\n":
+            line, col, previous = line + 1, 0, ch
+            if quote != '"':  # a plain or single-quoted scalar does not span lines here
+                quote = ""
+            continue
+        if quote == "#":
+            continue
+        if quote:
+            if ch == quote:
+                quote = ""
+        elif ch in "\"'" or (ch == "#" and previous in " \t\n"):
+            quote = ch
+        elif ch in "[{":
+            depth += 1
+            if depth > MAX_FLOW_NESTING:
+                return line, col
+        elif ch in "]}":
+            depth = max(0, depth - 1)
+        previous = ch
+    return None
 
 
 def _check_expanded_size(data: Any, text: str, file: str) -> None:

@@ -12,7 +12,7 @@ import random
 from collections import deque
 
 from .builtins import ScriptFault
-from .scripting import MAX_LENGTH, sized
+from .scripting import MAX_LENGTH, TooLarge, sized
 
 
 def owner_of(thing):
@@ -133,6 +133,8 @@ class World:
     def create(self, entry: str, zone: Zone) -> Thing:
         if entry not in self.entries:
             raise ScriptFault(f"cannot create '{entry}': no such entry")
+        if len(zone.items) >= MAX_LENGTH:  # `create` in a loop: memory, not steps, would run out
+            raise TooLarge(f"a zone grew larger than {MAX_LENGTH:,} things")
         faces = self.dice.get(entry)
         thing = Thing(self.next_id, entry, faces[0] if faces else None, zone, self.thing_initial)
         self.next_id += 1

@@ -334,6 +334,7 @@ LIMIT_CASES = [  # (case, options, budget): the faults of tests/test_vm.py
     ("big_difference", {}, DEFAULT_BUDGET),       # E0504 by '-', below -2^256
     ("big_list", {}, DEFAULT_BUDGET),             # E0504 a list doubled past 100,000 items
     ("big_text", {}, DEFAULT_BUDGET),             # E0504 a text doubled by its holes
+    ("big_zone", {}, DEFAULT_BUDGET),             # E0504 a zone filled by 'create' in a loop
 ]
 
 

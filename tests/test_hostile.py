@@ -210,6 +210,12 @@ def test_a_hundred_thousand_digit_number(tmp_path, cache):
     assert rc == 1 and "error[E0205]" in out and "main.rune:3:14" in out and "internal error" not in err
 
 
+@pytest.mark.parametrize("value", ["9" * 5000, "2001-13-45"])
+def test_yaml_values_that_cannot_be_built(tmp_path, cache, value):
+    rc, out, err = runebook("validate", _pack_with(tmp_path, f"description: {value}\n"), cache=cache)
+    assert rc == 1 and "error[E0101]: malformed YAML: a value cannot be read" in out and "internal" not in err
+
+
 def test_a_nul_byte_is_named(tmp_path, cache):
     pack = write_pack(tmp_path / "n", {"main.rune": CONTRACT + "zone a\x00b\n"})
     rc, out, _ = runebook("validate", pack, cache=cache)
@@ -230,12 +236,12 @@ def test_one_syntax_error_in_the_file_declaring_events_is_one_error(tmp_path, ca
 
 
 # ---------------------------------------------------------------- options outside their range
-@pytest.mark.parametrize("value, message", [
-    ("-5", "option 'dungeon_dice' must be between 1 and 10 (got '-5')"),
-    ("11", "option 'dungeon_dice' must be between 1 and 10 (got '11')"),
-    ("9" * 5000, "needs a whole number, not '9999999999"),
+@pytest.mark.parametrize("command, value, message", [
+    ("play", "-5", "option 'dungeon_dice' must be between 1 and 10 (got '-5')"),
+    ("play", "11", "option 'dungeon_dice' must be between 1 and 10 (got '11')"),
+    ("play", "9" * 5000, "needs a whole number, not '9999999999"),
+    ("simulate", "-5", "option 'dungeon_dice' must be between 1 and 10 (got '-5')"),
 ])
-@pytest.mark.parametrize("command", ["play", "simulate"])
 def test_an_option_outside_its_range_is_a_usage_error(cache, value, message, command):
     extra = ["--games", "2"] if command == "simulate" else []
     rc, out, err = runebook(command, "dungeon_roll", *extra, "--option", f"dungeon_dice={value}", cache=cache)
@@ -301,7 +307,7 @@ def test_ctrl_c_in_a_human_game_keeps_a_partial_log(tmp_path, cache):
     log = tmp_path / "game.jsonl"
     runebook("validate", "dungeon_roll", cache=cache)  # warm the cache: the interrupt lands at the prompt
     rc, out, err = _interrupt(["play", "dungeon_roll", "--agents", "human", "--seed", "5", "--log", log],
-                              cache, 3.0, stdin="1\n2\n")
+                              cache, 2.0, stdin="1\n2\n")
     assert rc == 130 and "interrupted" in err and "Traceback" not in err and "partial log" in err
     rc, out, _ = runebook("replay", log, cache=cache)
     assert rc == 0 and "partial log" in out and "2 decisions" in out
@@ -312,7 +318,7 @@ def test_ctrl_c_during_simulate_reports_what_it_finished(cache, workers):
     import json
     runebook("validate", "dungeon_roll", cache=cache)
     rc, out, err = _interrupt(["simulate", "dungeon_roll", "--games", "10000000", "--workers", workers, "--json"],
-                              cache, 4.0)
+                              cache, 2.5)
     assert rc == 130 and "Traceback" not in err, err
     report = json.loads(out)
     assert report["interrupted"] is True and 0 < report["games"] < 10_000_000

@@ -341,6 +341,7 @@ def line_of(text: str, pack: str = "limits") -> int:
     ("big_difference", "big = big - big * 3", "a number went beyond 256 bits"),
     ("big_list", "xs = xs + xs", "a list grew longer than 100,000"),
     ("big_text", 't = "{t}{t}"', "a text grew longer than 100,000"),
+    ("big_zone", "create token in table", "a zone grew larger than 100,000 things"),
 ])
 def test_values_past_the_size_limits_are_script_errors(case, line, message):
     """The step budget counts turns, not sizes: growth is bounded separately (E0504), so
