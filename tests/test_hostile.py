@@ -323,3 +323,11 @@ def test_ctrl_c_during_simulate_reports_what_it_finished(cache, workers):
     report = json.loads(out)
     assert report["interrupted"] is True and 0 < report["games"] < 10_000_000
     assert f"the {report['games']} games finished (seeds 1..{report['games']})" in err
+
+
+def test_a_huge_log_is_refused_before_it_is_read(tmp_path, cache):
+    log = tmp_path / "huge.jsonl"
+    with open(log, "wb") as f:  # sparse: no disk used, but 65 MB to read
+        f.truncate(65_000_000)
+    rc, out, err = runebook("replay", log, cache=cache)
+    assert rc == 1 and "error[E0602]" in err and "larger than 64,000,000 bytes" in err
