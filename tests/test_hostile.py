@@ -114,6 +114,17 @@ def test_no_cache_folder_means_no_cache_not_a_shared_one(tiny, tmp_path):
     assert list(shared.iterdir()) == []  # no fallback folder with a predictable name
 
 
+def test_cache_entries_stay_in_their_folder(cache, monkeypatch):
+    from runebook.paths import read_signed, write_signed
+    monkeypatch.setenv("RUNEBOOK_CACHE", str(cache))
+    write_signed("packs", "fine.bin", b"payload")
+    assert read_signed("packs", "fine.bin") == b"payload"
+    for name in ("../../escaped.bin", "../secret.key", ".hidden", "a/b.bin"):
+        write_signed("packs", name, b"payload")
+        assert read_signed("packs", name) is None
+    assert sorted(p.name for p in cache.rglob("*")) == ["fine.bin", "packs", "secret.key"]
+
+
 def test_a_cache_key_others_could_read_is_not_used(tiny, cache):
     runebook("play", tiny, "--seed", "1", cache=cache)
     os.chmod(cache / "secret.key", 0o644)
