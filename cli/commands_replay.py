@@ -67,8 +67,13 @@ def replay(log: Path, pack_override: Optional[str], engine: str = "fast") -> Non
 
 
 # ---------------------------------------------------------------- reading
+MAX_LOG_BYTES = 64_000_000  # a log is untrusted; one match's log is a few hundred KB at most
+
+
 def read_log(path: Path) -> list:
     try:
+        if path.stat().st_size > MAX_LOG_BYTES:
+            file_error("E0602", f"the log '{path}' is larger than {MAX_LOG_BYTES:,} bytes: not one match's log")
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as err:
         file_error("E0602", f"cannot read the log '{path}': {getattr(err, 'strerror', None) or err}")

@@ -147,8 +147,16 @@ def _mac(key: bytes, name: str, payload: bytes) -> bytes:
     return hmac.new(key, name.encode() + b"\0" + payload, hashlib.sha256).digest()
 
 
+def _entry_name(name: str) -> bool:
+    """An entry is a plain file name inside its folder: a name made from content (a pack's
+    name is part of the key) never leads elsewhere, whatever the schema let through."""
+    return bool(name) and name[0] != "." and "/" not in name and "\\" not in name and "\0" not in name
+
+
 def read_signed(sub: str, name: str) -> Optional[bytes]:
     """The payload of cache entry `sub/name` if this user's key signed it, else None."""
+    if not _entry_name(name):
+        return None
     root = cache_dir()
     folder = cache_dir(sub) if root is not None else None
     key = cache_secret(root) if folder is not None else None
@@ -163,6 +171,8 @@ def read_signed(sub: str, name: str) -> Optional[bytes]:
 
 def write_signed(sub: str, name: str, payload: bytes) -> None:
     """Store a cache entry, signed; quietly nothing when there is no private cache."""
+    if not _entry_name(name):
+        return
     root = cache_dir()
     folder = cache_dir(sub) if root is not None else None
     key = cache_secret(root) if folder is not None else None

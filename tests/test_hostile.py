@@ -114,6 +114,17 @@ def test_no_cache_folder_means_no_cache_not_a_shared_one(tiny, tmp_path):
     assert list(shared.iterdir()) == []  # no fallback folder with a predictable name
 
 
+def test_cache_entries_stay_in_their_folder(cache, monkeypatch):
+    from runebook.paths import read_signed, write_signed
+    monkeypatch.setenv("RUNEBOOK_CACHE", str(cache))
+    write_signed("packs", "fine.bin", b"payload")
+    assert read_signed("packs", "fine.bin") == b"payload"
+    for name in ("../../escaped.bin", "../secret.key", ".hidden", "a/b.bin"):
+        write_signed("packs", name, b"payload")
+        assert read_signed("packs", name) is None
+    assert sorted(p.name for p in cache.rglob("*")) == ["fine.bin", "packs", "secret.key"]
+
+
 def test_a_cache_key_others_could_read_is_not_used(tiny, cache):
     runebook("play", tiny, "--seed", "1", cache=cache)
     os.chmod(cache / "secret.key", 0o644)
@@ -323,3 +334,11 @@ def test_ctrl_c_during_simulate_reports_what_it_finished(cache, workers):
     report = json.loads(out)
     assert report["interrupted"] is True and 0 < report["games"] < 10_000_000
     assert f"the {report['games']} games finished (seeds 1..{report['games']})" in err
+
+
+def test_a_huge_log_is_refused_before_it_is_read(tmp_path, cache):
+    log = tmp_path / "huge.jsonl"
+    with open(log, "wb") as f:  # sparse: no disk used, but 65 MB to read
+        f.truncate(65_000_000)
+    rc, out, err = runebook("replay", log, cache=cache)
+    assert rc == 1 and "error[E0602]" in err and "larger than 64,000,000 bytes" in err
