@@ -42,9 +42,9 @@ def _tables(program, fn) -> dict:
         from runebook.runtime.builtins import BUILTINS
         shared = program.runtime_cache["disasm names"] = {
             "functions": [f.name for f in program.functions], "builtins": [b.name for b in BUILTINS],
-            "zones": [row[0] for row in program.zones], "globals": [row[0] for row in program.globals],
-            "player_vars": [row[0] for row in program.player_vars],
-            "thing_vars": [row[0] for row in program.thing_vars]}
+            "zones": [z.name for z in program.zones], "globals": [v.name for v in program.globals],
+            "player_vars": [v.name for v in program.player_vars],
+            "thing_vars": [v.name for v in program.thing_vars]}
     return {**shared, "locals": list(fn.local_names)}
 
 

@@ -219,7 +219,7 @@ def pack_hash(pack: PackSource) -> str:
 def compile_source(pack: PackSource, diags: list, phash: str):
     """Parse, check and emit. Returns (Program or None, Symbols, TypeSpace)."""
     from runebook.dsl.parser import parse_module
-    from runebook.runtime.program import Program
+    from runebook.runtime.program import Program, ZoneInfo
     from .bodies import BodyCompiler
     from .declarations import DeclarationCollector
     from .symbols import Behaviour
@@ -261,14 +261,14 @@ def compile_source(pack: PackSource, diags: list, phash: str):
         name=pack.name, title=str(m["title"]), pack_version=str(m["version"]),
         engine_version=ENGINE_VERSION, pack_hash=phash, players=players,
         options={k: {"type": t, "default": v, "choices": c, **_range_of(syms, k)} for k, (t, v, c) in syms.options.items()},
-        zones=[[name, per, name in syms.private_zones]
+        zones=[ZoneInfo(name, per, name in syms.private_zones)
                for name, (_, per) in sorted(syms.zones.items(), key=lambda kv: kv[1][0])],
-        globals=[[n, syms.initial.get(n)] for n, _ in sorted(syms.globals.items(), key=lambda kv: kv[1][0])],
-        player_vars=[[n, syms.initial.get(n)] for n, _ in sorted(syms.player_vars.items(), key=lambda kv: kv[1][0])],
-        thing_vars=[[n, syms.initial.get(n)] for n, _ in sorted(syms.thing_vars.items(), key=lambda kv: kv[1][0])],
+        globals=_variables(syms.globals, syms.initial),
+        player_vars=_variables(syms.player_vars, syms.initial),
+        thing_vars=_variables(syms.thing_vars, syms.initial),
         dice={k: v["faces"] for k, v in syms.entries.items() if v["kind"] == "die"},
         entries=syms.entries,
-        kinds={k: list(info.entries) for k, info in syms.kinds.items()},
+        kinds={k: tuple(info.entries) for k, info in syms.kinds.items()},
         behaviours={k: [f for f, (t, _) in info.fields.items() if isinstance(t, Behaviour)]
                     for k, info in syms.kinds.items()},
         functions=functions, entry_points=entry_points, actions=actions, groups=groups, policies=policies,
@@ -302,6 +302,12 @@ def _range_of(syms, option: str) -> dict:
     without ranges stay as they were)."""
     bounds = syms.option_ranges.get(option)
     return {"range": list(bounds)} if bounds is not None else {}
+
+
+def _variables(table: dict, initial: dict) -> list:
+    """A table of declared variables (name -> (slot, type)) as the program's records, by slot."""
+    from runebook.runtime.program import Variable
+    return [Variable(n, initial.get(n)) for n, _ in sorted(table.items(), key=lambda kv: kv[1][0])]
 
 
 def compile_pack(name_or_path: str) -> tuple:

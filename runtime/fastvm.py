@@ -49,7 +49,7 @@ def _helpers(program) -> dict:
         "_oos": _oos, "_deep": too_deep, "_no_player": no_player, "_ran_off": _ran_off,
         "_index": index_item, "_mod": remainder, "_div_up": divide_up, "_div_down": divide_down,
         "_owner": owner_of, "_text": World.text_of, "_check_nesting": check_nesting, "_narrate": narrate,
-        "_not_entry": not_an_entry, "_behaviour": behaviour, "_ENTRIES": program.entries, "_FN": [], "_KIND": {k: tuple(v) for k, v in program.kinds.items()},
+        "_not_entry": not_an_entry, "_behaviour": behaviour, "_ENTRIES": program.entries, "_FN": [], "_KIND": program.kinds,
         "_DICE": program.dice,
         "_ACT": (), "_V": None, "_W": None, "_M": None, "_Z": None, "_G": None, "_O": None, "_P": None, "_E": None,
         "_steps": 0, "_B": INT_BOUND, "_sized": sized, "_int": int,

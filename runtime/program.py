@@ -53,6 +53,19 @@ class Function:
         return name, file, self.line_at(pc)
 
 
+@dataclass(frozen=True, slots=True)
+class ZoneInfo:
+    name: str
+    per_player: bool      # one copy per player, or one shared zone
+    private: bool         # only its owner sees its things (a shared private zone: nobody)
+
+
+@dataclass(frozen=True, slots=True)
+class Variable:
+    name: str
+    initial: Any          # its value when a match starts
+
+
 @dataclass(slots=True)
 class Action:
     name: str
@@ -71,13 +84,13 @@ class Program:
     pack_hash: str
     players: dict                 # {"min", "max", "default"}
     options: dict                 # name -> {"type", "default", "choices"}
-    zones: list                   # [name, per_player, private]
-    globals: list                 # [name, initial]
-    player_vars: list             # [name, initial]
-    thing_vars: list              # [name, initial]
-    dice: dict                    # die id -> [faces]
+    zones: list                   # [ZoneInfo], by zone index
+    globals: list                 # [Variable], by slot
+    player_vars: list             # [Variable], by slot
+    thing_vars: list              # [Variable], by slot
+    dice: dict                    # die id -> (faces)
     entries: dict                 # entry id -> {"kind": k, field: value}
-    kinds: dict                   # kind -> [entry ids in declaration order]
+    kinds: dict                   # kind -> (entry ids in declaration order)
     behaviours: dict              # kind -> [its behaviour fields]: each entry holds a function index there
     functions: list               # [Function]
     entry_points: dict            # "play", "score", "tiebreak", "title" -> function index
@@ -126,10 +139,11 @@ class Program:
             "format": FORMAT, "format_version": FORMAT_VERSION, "opcodes": TABLE_DIGEST,
             "engine_version": self.engine_version, "pack_hash": self.pack_hash,
             "name": self.name, "title": self.title, "pack_version": self.pack_version,
-            "players": self.players, "options": self.options, "zones": self.zones,
-            "globals": self.globals, "player_vars": self.player_vars,
-            "thing_vars": self.thing_vars, "dice": self.dice, "entries": self.entries,
-            "kinds": self.kinds, "behaviours": self.behaviours,
+            "players": self.players, "options": self.options,
+            "zones": [[z.name, z.per_player, z.private] for z in self.zones],
+            "globals": _rows(self.globals), "player_vars": _rows(self.player_vars),
+            "thing_vars": _rows(self.thing_vars), "dice": self.dice, "entries": self.entries,
+            "kinds": {k: list(ids) for k, ids in self.kinds.items()}, "behaviours": self.behaviours,
             "functions": [{"name": f.name, "nparams": f.nparams, "nlocals": f.nlocals,
                            "code": f.code, "lines": f.lines, "file": f.file,
                            "local_names": f.local_names, "origins": f.origins, "inlined": f.inlined}
@@ -175,10 +189,11 @@ class Program:
             return cls(
                 name=data["name"], title=data["title"], pack_version=data["pack_version"],
                 engine_version=data["engine_version"], pack_hash=data["pack_hash"],
-                players=data["players"], options=data["options"], zones=data["zones"],
-                globals=data["globals"], player_vars=data["player_vars"],
-                thing_vars=data["thing_vars"], dice=data["dice"], entries=data["entries"],
-                kinds=data["kinds"], behaviours=data["behaviours"],
+                players=data["players"], options=data["options"],
+                zones=[ZoneInfo(name, bool(per), bool(private)) for name, per, private in data["zones"]],
+                globals=_variables(data["globals"]), player_vars=_variables(data["player_vars"]),
+                thing_vars=_variables(data["thing_vars"]), dice=data["dice"], entries=data["entries"],
+                kinds={k: tuple(ids) for k, ids in data["kinds"].items()}, behaviours=data["behaviours"],
                 functions=[Function(f["name"], f["nparams"], f["nlocals"], f["code"], f["lines"],
                                     f["file"], f["local_names"], f["origins"], f["inlined"])
                            for f in data["functions"]],
@@ -188,6 +203,14 @@ class Program:
             )
         except (KeyError, TypeError, ValueError, IndexError, AttributeError) as err:
             raise ProgramFormatError(f"compiled pack is damaged ({type(err).__name__}: {err})") from None
+
+
+def _rows(variables: list) -> list:
+    return [[v.name, v.initial] for v in variables]
+
+
+def _variables(rows: list) -> list:
+    return [Variable(name, initial) for name, initial in rows]
 
 
 def _check_stamps(data, expect_engine: str | None) -> None:

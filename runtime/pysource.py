@@ -185,7 +185,7 @@ class _Context:
         self.program = program
         self.generators = generators
         self.track_depth = track_depth
-        self.kinds = {k: tuple(v) for k, v in program.kinds.items()}
+        self.kinds = program.kinds
 
     def classify(self, index: int) -> None:
         """Decide for a function added after analyse() (a card test's step) whether it is a generator."""

@@ -48,7 +48,7 @@ class VM:
         self.functions = program.functions
         self.world = world
         self.budget = budget
-        self.entries_of = {k: tuple(v) for k, v in program.kinds.items()}
+        self.entries_of = program.kinds
         self.memo: dict = {}
         self.frames: list[Frame] = []
         self.result = None

@@ -93,19 +93,19 @@ class World:
         self.rng = random.Random(seed)
         self._bits = self.rng.getrandbits
         self.options = options
-        self.players = [Player(i, [v for _, v in program.player_vars]) for i in range(n_players)]
+        self.players = [Player(i, [v.initial for v in program.player_vars]) for i in range(n_players)]
         self.players_tuple = tuple(self.players)
-        self.globals = [v for _, v in program.globals]
-        self.thing_initial = [v for _, v in program.thing_vars]
+        self.globals = [v.initial for v in program.globals]
+        self.thing_initial = [v.initial for v in program.thing_vars]
         self.dice = program.dice
         self.entries = program.entries
         self.zones: list = []  # zone index -> Zone (shared) or list of Zone per seat
-        for name, per_player, private in program.zones:
-            if per_player:
-                self.zones.append([Zone(name, p, private) for p in self.players])
+        for z in program.zones:
+            if z.per_player:
+                self.zones.append([Zone(z.name, p, z.private) for p in self.players])
             else:
-                self.zones.append(Zone(name, None, private))
-        self.has_private = any(private for _, _, private in program.zones)
+                self.zones.append(Zone(z.name, None, z.private))
+        self.has_private = any(z.private for z in program.zones)
         self.hidden_copies: dict = {}  # private zone -> what others see of it (runtime/visibility.py)
         self.next_id = 1
         self.forced_rolls: deque = deque()

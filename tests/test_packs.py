@@ -95,7 +95,7 @@ def test_dominaria_keeps_quest_hands_private():
     """The quest hand is a private zone; what a player alone learns is logged as private to
     that seat, and nobody else's narration shows it (the engine side is tests/test_visibility.py)."""
     program = compiled("dominaria")
-    zones = {name: private for name, _, private in program.zones}
+    zones = {z.name: z.private for z in program.zones}
     assert zones["hand"] and zones["quest_deck"] and not zones["in_play"]
     agents = [make_agent("policy:greedy", program, 4, seat) for seat in range(3)]
     match = Match(program, agents, 4, resolve_options(program, {}), 3, record=True)
@@ -127,7 +127,7 @@ def test_shire_level_five_learns_five_masteries_with_their_prerequisites():
         entries = program.entries
         for thing in [t for zone in match.world.zones if not isinstance(zone, list) for t in zone.items]:
             if thing.entry in program.kinds["character"] and not entries[thing.entry]["pet"]:
-                learned = thing.vars[[n for n, _ in program.thing_vars].index("learned")]
+                learned = thing.vars[[v.name for v in program.thing_vars].index("learned")]
                 assert len(learned) == 5
                 for m in learned:
                     info = entries[m]
