@@ -175,7 +175,7 @@ def _cached_module(program) -> FastModule:
     Only programs loaded through the pack cache are cached: their runtime_cache["cache_key"]
     names exactly the bytecode translated (the pack's hash alone does not: a changed
     compiler makes other bytecode from the same pack). The entry is marshalled code, so it
-    is only unmarshalled when this user's key signed it (runebook/paths.py): a file put
+    is only unmarshalled when this user's key signed it (base/paths.py): a file put
     there by anyone else is built again, never run.
     """
     from runebook.paths import read_signed, write_signed

@@ -294,7 +294,7 @@ def test_builtins_page_lists_every_builtin():
 def emitted_codes() -> dict[str, list[str]]:
     """Every diagnostic code written as a string literal in the engine's sources."""
     codes: dict[str, list[str]] = {}
-    for folder in ("dsl", "compiler", "runtime", "cli", "runebook"):
+    for folder in ("dsl", "compiler", "runtime", "cli", "base"):
         for path in sorted((ROOT / folder).rglob("*.py")):
             for code in re.findall(r"[\"']([EWN]0\d{3})[\"']", path.read_text(encoding="utf-8")):
                 codes.setdefault(code, []).append(str(path.relative_to(ROOT)))
