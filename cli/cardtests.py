@@ -107,6 +107,7 @@ class _Suite:
     def compile_code(self, code: str, file: str, offsets, n_players: int, kind: str, diags: list):
         """Compile statements (kind 'stmts') or a boolean expression ('expect')."""
         from runebook.compiler.codegen import FunctionCompiler
+        from runebook.compiler.types import BOOL, PLAYER
         from runebook.dsl.parser import parse_expr, parse_stmts
         from runebook.runtime import opcodes as O
 
@@ -117,13 +118,13 @@ class _Suite:
             diags.extend(err.diagnostics)
             return None
         fc = FunctionCompiler(self.syms, self.types, diags, f"card test {kind}", file,
-                              ret="bool" if kind == "expect" else None, lift=self._lift)
+                              ret=BOOL if kind == "expect" else None, lift=self._lift)
         fc.line = line0 + 1
         for i in range(n_players):
-            fc.declare(f"p{i + 1}", "player")
+            fc.declare(f"p{i + 1}", PLAYER)
         before = len(diags)
         if kind == "expect":
-            fc.expect(fc.expr(tree), "bool", tree.span, "an 'expect' line")
+            fc.expect(fc.expr(tree), BOOL, tree.span, "an 'expect' line")
             fc.emit(O.RETURN)
         else:
             fc.block(tree, new_scope=False)

@@ -15,14 +15,14 @@ from runebook.runtime.program import Action
 from .codegen import FunctionCompiler, names_in
 from .purity import why_code_changes
 from .symbols import BehaviourBody, OwnedHandler, Symbols
-from .types import TypeSpace, list_of
+from .types import ACTION, BOOL, INT, PLAYER, STR, THING, TypeSpace, event_of, list_of
 
 CONTRACT = {
     # name: (params, return, required, what it is for)
     "play": ([], None, True, "proc play() runs the whole game"),
-    "score": (["player"], "int", True, "fn score(p: player) -> int gives a player's final score"),
-    "tiebreak": (["player"], "int", False, "fn tiebreak(p: player) -> int: higher wins a tie"),
-    "title": (["player"], "str", False, "fn title(p: player) -> str: a rank shown with the result"),
+    "score": ([PLAYER], INT, True, "fn score(p: player) -> int gives a player's final score"),
+    "tiebreak": ([PLAYER], INT, False, "fn tiebreak(p: player) -> int: higher wins a tie"),
+    "title": ([PLAYER], STR, False, "fn title(p: player) -> str: a rank shown with the result"),
 }
 
 
@@ -111,7 +111,7 @@ class BodyCompiler:
         d = act.decl
         fc = self._new(f"action {act.name}", d.span, actor=True)
         fc.return_value = act.name  # 'act GROUP for P' yields the name of the action taken
-        fc.declare("actor", "player")
+        fc.declare("actor", PLAYER)
         for pname, ptype in act.params:
             fc.declare(pname, ptype)
         fc.block(d.body, new_scope=False)
@@ -121,7 +121,7 @@ class BodyCompiler:
         """options NAME(actor) -> list of (action index, *arguments)."""
         d = act.decl
         fc = self._new(f"options {act.name}", d.span, actor=True, pure=True)
-        fc.declare("actor", "player")
+        fc.declare("actor", PLAYER)
         acc = fc.hidden("options")
         fc.emit(O.NEW_LIST)
         fc.emit(O.STORE_LOCAL, acc)
@@ -213,14 +213,14 @@ class BodyCompiler:
         d = h.decl
         if isinstance(h, OwnedHandler):
             fc = self._new(f"on {event} of {h.entry}", d.span, in_handler=event)
-            fc.declare("event", f"event:{event}")
-            fc.declare("holder", "player")
-            fc.declare("this", "thing")
+            fc.declare("event", event_of(event))
+            fc.declare("holder", PLAYER)
+            fc.declare("this", THING)
         else:
             fc = self._new(f"on {event}#{h.order}", d.span, in_handler=event)
-            fc.declare("event", f"event:{event}")
+            fc.declare("event", event_of(event))
         if d.when is not None:
-            fc.expect(fc.expr(d.when), "bool", d.when.span, "a 'when' condition")
+            fc.expect(fc.expr(d.when), BOOL, d.when.span, "a 'when' condition")
             skip = fc.emit(O.JUMP_IF_TRUE, None)
             fc.emit(O.CONST, None)
             fc.emit(O.RETURN)
@@ -234,8 +234,8 @@ class BodyCompiler:
             if isinstance(r, A.Decider):
                 self._decider(decl.name, r, out["decide"][r.kind])
                 continue
-            fc = self._new(f"rate {r.target} ({decl.name})", r.span, ret="int", pure=True, actor=True)
-            fc.declare("actor", "player")
+            fc = self._new(f"rate {r.target} ({decl.name})", r.span, ret=INT, pure=True, actor=True)
+            fc.declare("actor", PLAYER)
             if r.kind == "action":
                 act = self.syms.actions.get(r.target)
                 if act is None:
@@ -255,7 +255,7 @@ class BodyCompiler:
                 fc.declare("option", self.syms.choice_types[r.target])
                 nparams = 2
                 key = r.target
-            fc.expect(fc.expr(r.expr), "int", r.expr.span, "a rating")
+            fc.expect(fc.expr(r.expr), INT, r.expr.span, "a rating")
             fc.emit(O.RETURN)
             self.functions.append(fc.finish(nparams))
             bucket = out[r.kind]
@@ -273,7 +273,7 @@ class BodyCompiler:
                 self.error("E0308", f"policy '{policy}' decides unknown action group '{d.target}'", d.span,
                            did_you_mean(d.target, self.syms.groups))
                 return
-            answer = "action"
+            answer = ACTION
         else:
             if d.target not in self.syms.choice_types:
                 self.error("E0317", f"policy '{policy}' decides unknown choice '{d.target}'", d.span,
@@ -289,7 +289,7 @@ class BodyCompiler:
             self.error("E0330", f"a policy's decision may only compute an answer, but this one {why}", d.span,
                        "a policy chooses; the game's scripts act")
         fc = self._new(f"decide {d.target} ({policy})", d.span, ret=answer, actor=True)
-        fc.declare("actor", "player")
+        fc.declare("actor", PLAYER)
         fc.declare("options", list_of(answer))
         fc.block(d.body, new_scope=False)
         if not always_leaves(d.body):

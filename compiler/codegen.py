@@ -24,7 +24,7 @@ from .peephole import optimise
 from .symbols import Symbols
 from .expressions import Expressions, a_type
 from .inlining import Inlining, names_in
-from .types import TypeSpace, elem, is_event, is_list
+from .types import ANY, INT, NONE, PLAYER, STR, THING, ZONE, Type, TypeSpace, list_of
 
 __all__ = ["FunctionCompiler", "a_type", "names_in"]
 
@@ -39,7 +39,7 @@ class FunctionCompiler(Expressions, Inlining):
     """Compiles one function body: params and locals, statements, the line table."""
 
     def __init__(self, syms: Symbols, types: TypeSpace, diags: list, name: str, file: str,
-                 ret: Optional[str] = None, pure: bool = False, in_handler: Optional[str] = None,
+                 ret: Optional[Type] = None, pure: bool = False, in_handler: Optional[str] = None,
                  actor: bool = False, lift: Optional[Callable[[Function], int]] = None):
         self.syms = syms
         self.types = types
@@ -85,7 +85,7 @@ class FunctionCompiler(Expressions, Inlining):
         op, arg = self.code[at]
         self.code[at] = (op, O.with_jump_target(op, arg, self.here() if target is None else target))
 
-    def declare(self, name: str, type_: str, span: Optional[Span] = None) -> int:
+    def declare(self, name: str, type_: Type, span: Optional[Span] = None) -> int:
         if span is not None:
             keyword_name(name, span, self.diags)
         slot = len(self.local_names)
@@ -115,7 +115,7 @@ class FunctionCompiler(Expressions, Inlining):
         return Function(self.name, nparams, len(self.local_names), code, lines,
                         self.file, self.local_names, origins if self.inlined else [], self.inlined)
 
-    def expect(self, got: str, want: str, span: Span, what: str) -> None:
+    def expect(self, got: Type, want: Type, span: Span, what: str) -> None:
         if not self.types.assignable(got, want):
             self.error("E0310", f"{what} must be {want}, but this is {got}", span)
 
@@ -145,7 +145,7 @@ class FunctionCompiler(Expressions, Inlining):
 
     def s_Let(self, s: A.Let):
         t = self.expr(s.value)
-        if t == "none":
+        if t == NONE:
             self.error("E0311", f"cannot tell the type of '{s.name}' from 'none'", s.value.span,
                        "initialise it with a value of the intended type")
         slot = self.declare(s.name, t, s.span)
@@ -158,19 +158,19 @@ class FunctionCompiler(Expressions, Inlining):
         else:
             self._assign_field(target, s)
 
-    def _compound(self, s: A.Assign, load_current, want: str):
+    def _compound(self, s: A.Assign, load_current, want: Type):
         """Compile the value of '=', '+=' or '-=' against the target's type."""
         if s.op == "=":
             t = self.expr(s.value)
             self.expect(t, want, s.value.span, "the new value")
             return
-        if want != "int" and not is_list(want):
+        if want != INT and not want.is_list:
             self.error("E0310", f"'{s.op}' needs a number or a list, but the target is {want}", s.span)
         load_current()
         t = self.expr(s.value)
         self.expect(t, want, s.value.span, "the amount")
         self.emit(O.ADD if s.op == "+=" else O.SUB)
-        if s.op == "-=" and want != "int":
+        if s.op == "-=" and want != INT:
             self.error("E0310", "'-=' works on numbers only", s.span)
 
     def _assign_name(self, target: A.Name, s: A.Assign):
@@ -200,30 +200,30 @@ class FunctionCompiler(Expressions, Inlining):
             self.error("E0330", "this context may only compute a value, not change the game", s.span)
         obj_t = self.expr(target.obj)
         name = target.name
-        if obj_t == "player" and name in self.syms.player_vars:
+        if obj_t == PLAYER and name in self.syms.player_vars:
             slot, t = self.syms.player_vars[name]
             self._set_field(s, (O.PLAYER_VAR, slot), (O.SET_PLAYER_VAR, slot), t)
-        elif obj_t == "thing" and name in self.syms.thing_vars:
+        elif obj_t == THING and name in self.syms.thing_vars:
             slot, t = self.syms.thing_vars[name]
             self._set_field(s, (O.THING_VAR, slot), (O.SET_THING_VAR, slot), t)
-        elif obj_t == "thing" and name == "face":
-            self._set_field(s, (O.THING_FACE, None), (O.SET_FACE, None), "str")
-        elif is_event(obj_t):
-            params = dict(self.syms.events.get(obj_t[6:], []))
+        elif obj_t == THING and name == "face":
+            self._set_field(s, (O.THING_FACE, None), (O.SET_FACE, None), STR)
+        elif obj_t.is_event:
+            params = dict(self.syms.events.get(obj_t.event, []))
             if name not in params:
-                self.error("E0302", f"event '{obj_t[6:]}' has no field '{name}'", target.span,
+                self.error("E0302", f"event '{obj_t.event}' has no field '{name}'", target.span,
                            did_you_mean(name, params))
                 return
             self._set_field(s, (O.EVENT_FIELD, name), (O.SET_EVENT_FIELD, name), params[name])
-        elif obj_t in ("player", "thing"):
-            table = self.syms.player_vars if obj_t == "player" else self.syms.thing_vars
+        elif obj_t in (PLAYER, THING):
+            table = self.syms.player_vars if obj_t == PLAYER else self.syms.thing_vars
             self.error("E0302", f"a {obj_t} has no variable '{name}'", target.span,
                        did_you_mean(name, table) or self._settable_hint(obj_t))
-        elif obj_t != "any":
+        elif obj_t != ANY:
             self.error("E0314", f"cannot change '{name}' of a {obj_t}", target.span,
                        self._settable_hint(obj_t))
 
-    def _set_field(self, s: A.Assign, get, set_, want: str):
+    def _set_field(self, s: A.Assign, get, set_, want: Type):
         """Stack holds the object; leave it set: [obj] -> []."""
         if s.op == "=":
             self.expect(self.expr(s.value), want, s.value.span, "the new value")
@@ -232,10 +232,10 @@ class FunctionCompiler(Expressions, Inlining):
             self._compound(s, lambda: self.emit(*get), want)
         self.emit(*set_)
 
-    def _settable_hint(self, t: str) -> Optional[str]:
-        if t == "player":
+    def _settable_hint(self, t: Type) -> Optional[str]:
+        if t == PLAYER:
             return "declare it with 'var NAME: TYPE per player = ...'"
-        if t == "thing":
+        if t == THING:
             return "declare it with 'var NAME: TYPE per thing = ...', or set '.face' of a die"
         if self.types.is_kind(t):
             return "entry fields are fixed by the content; keep changing state in a 'var'"
@@ -260,7 +260,7 @@ class FunctionCompiler(Expressions, Inlining):
             self.patch(at)
         return all_leave
 
-    def _loop_over(self, var: str, var_type: str, body_fn, span: Optional[Span] = None):
+    def _loop_over(self, var: str, var_type: Type, body_fn, span: Optional[Span] = None):
         """items/index hidden locals, FOR_ITER step, body, back-edge."""
         items = self.hidden("items")
         index = self.hidden("index")
@@ -277,22 +277,22 @@ class FunctionCompiler(Expressions, Inlining):
         t = self.collection(s.source, "a 'for' loop")
         self._loop_over(s.var, t, lambda: self.block(s.body), s.span)
 
-    def collection(self, source, what: str) -> str:
+    def collection(self, source, what: str) -> Type:
         """Compile a list or zone for a loop (ITER_START snapshots it); return the item type."""
         return self.item_type(self.expr(source), source, what)
 
-    def item_type(self, t: str, source, what: str) -> str:
-        if t == "zone":
-            return "thing"
-        if is_list(t):
-            return elem(t)
-        if t != "any":
+    def item_type(self, t: Type, source, what: str) -> Type:
+        if t == ZONE:
+            return THING
+        if t.is_list:
+            return t.item
+        if t != ANY:
             self.error("E0310", f"{what} needs a list or a zone, but this is {t}", source.span)
-        return "any"
+        return ANY
 
     def s_Repeat(self, s: A.Repeat):
         header_line = self.line
-        self.expect(self.expr(s.count), "int", s.count.span, "the repeat count")
+        self.expect(self.expr(s.count), INT, s.count.span, "the repeat count")
         counter = self.hidden("repeat")
         self.emit(O.STORE_LOCAL, counter)
         top = self.here()
@@ -346,7 +346,7 @@ class FunctionCompiler(Expressions, Inlining):
 
     def s_Return(self, s: A.Return):
         if s.value is None:
-            if self.ret not in (None, "none"):
+            if self.ret not in (None, NONE):
                 self.error("E0312", f"this function must return {self.ret}", s.span)
             self.emit(O.CONST, self.return_value)
         else:
@@ -361,14 +361,14 @@ class FunctionCompiler(Expressions, Inlining):
 
     def s_Move(self, s: A.Move):
         self.things(s.what, "move")
-        self.expect(self.expr(s.dest), "zone", s.dest.span, "the destination")
+        self.expect(self.expr(s.dest), ZONE, s.dest.span, "the destination")
         self.emit(O.MOVE, s.place)
 
     def things(self, e, verb: str):
         t = self.expr(e)
-        if t == "zone":
+        if t == ZONE:
             self.emit(O.TO_LIST)  # every thing in the zone, as it is now
-        elif t not in ("thing", "list[thing]", "any", "list[any]"):
+        elif t not in (THING, list_of(THING), ANY, list_of(ANY)):
             self.error("E0310", f"'{verb}' needs a thing, a list of things or a zone, but this is {t}", e.span)
 
     def s_Destroy(self, s: A.Destroy):
@@ -380,7 +380,7 @@ class FunctionCompiler(Expressions, Inlining):
         self.emit(O.ROLL)
 
     def s_Shuffle(self, s: A.Shuffle):
-        self.expect(self.expr(s.zone), "zone", s.zone.span, "what to shuffle")
+        self.expect(self.expr(s.zone), ZONE, s.zone.span, "what to shuffle")
         self.emit(O.SHUFFLE)
 
     def s_Log(self, s: A.Log):
@@ -402,7 +402,7 @@ class FunctionCompiler(Expressions, Inlining):
             narration.declare(name, type_)
             self.emit(O.LOAD_LOCAL, slot)
         if s.to is not None:
-            narration.expect(narration.expr(s.to), "player", s.to.span, "who may read the line")
+            narration.expect(narration.expr(s.to), PLAYER, s.to.span, "who may read the line")
         narration.expr(s.text)
         if s.to is not None:
             narration.emit(O.BUILD_LIST, 2)

@@ -12,7 +12,7 @@ from runebook.dsl import ast as A
 from runebook.dsl.diagnostics import Diagnostic, did_you_mean
 
 from .symbols import MISSING, ActionInfo, Behaviour, BehaviourBody, FnInfo, KindInfo, OwnedHandler, Symbols
-from .types import BASE, TypeSpace, elem, is_list, list_of
+from .types import ANY, BASE, BOOL, INT, NONE, STR, Type, TypeSpace, elem, event_of, list_of, named
 
 RESERVED = {"players", "actor", "event", "option", "true", "false", "none", "die", "seat"}
 
@@ -50,7 +50,7 @@ class DeclarationCollector:
     def __init__(self, diags: list):
         self.diags = diags
         self.syms = Symbols()
-        self.types = TypeSpace(set(), set())
+        self.types = TypeSpace()
         self._held_names: dict = {}  # kind -> the names after 'held in'
 
     def error(self, code, message, span, hint=None, severity="error"):
@@ -60,15 +60,15 @@ class DeclarationCollector:
     def collect(self, modules: list[A.Module]) -> Symbols:
         decls = [d for m in modules for d in m.decls]
         syms = self.syms
-        syms.kinds["die"] = KindInfo("die", {"faces": ("list[str]", MISSING)}, [], None)
+        syms.kinds["die"] = KindInfo("die", {"faces": (list_of(STR), MISSING)}, [], None)
         # Kinds and symbol sets first: every type annotation may name one.
         for d in decls:
             if isinstance(d, A.KindDecl):
                 self._kind_shell(d)
             elif isinstance(d, A.SymbolsDecl) and d.set_name is not None:
                 self._symbol_set(d)
-        self.types.kinds = set(syms.kinds)
-        self.types.sets = set(syms.symbol_sets)
+        self.types.kinds = {named(k) for k in syms.kinds}
+        self.types.sets = {named(s) for s in syms.symbol_sets}
         for d in decls:
             if isinstance(d, A.KindDecl):
                 self._kind_fields(d)
@@ -83,7 +83,7 @@ class DeclarationCollector:
         for d in decls:
             if isinstance(d, A.EntryDecl):
                 self._entry_name(d)
-        self.types.overlaps = {(syms.entries[m]["kind"], name) for name, members in syms.symbol_sets.items()
+        self.types.overlaps = {(named(syms.entries[m]["kind"]), named(name)) for name, members in syms.symbol_sets.items()
                                for m in members if m in syms.entries}
         for d in decls:
             if isinstance(d, A.EntryDecl):
@@ -168,54 +168,52 @@ class DeclarationCollector:
         self.syms.declared_at[name] = span
         return True
 
-    def type_of(self, t: Optional[A.TypeRef]) -> str:
+    def type_of(self, t: Optional[A.TypeRef]) -> Type:
         if t is None:
-            return "any"
+            return ANY
         if t.name == "list":
             return list_of(self.type_of(t.elem))
         if t.name in BASE or t.name in self.syms.kinds or t.name in self.syms.symbol_sets:
-            return t.name
+            return named(t.name)
         if t.name in self.syms.events:
-            return f"event:{t.name}"
+            return event_of(t.name)
         self.error("E0303", f"unknown type '{t.name}'", t.span,
                    did_you_mean(t.name, list(BASE) + list(self.syms.kinds) + list(self.syms.symbol_sets) + ["list"]))
-        return "any"
+        return ANY
 
     def const(self, e) -> tuple:
-        """(value, type) of a constant expression, or (None, 'any') after reporting."""
+        """(value, Type) of a constant expression, or (None, ANY) after reporting."""
         if isinstance(e, A.IntLit):
-            return e.value, "int"
+            return e.value, INT
         if isinstance(e, A.StrLit):
-            return e.value, "str"
+            return e.value, STR
         if isinstance(e, A.BoolLit):
-            return e.value, "bool"
+            return e.value, BOOL
         if isinstance(e, A.NoneLit):
-            return None, "none"
+            return None, NONE
         if isinstance(e, A.Unary) and e.op == "-" and isinstance(e.operand, A.IntLit):
-            return -e.operand.value, "int"
+            return -e.operand.value, INT
         if isinstance(e, A.Name):
-            if e.name in self.syms.entries:
-                return e.name, self.syms.entries[e.name]["kind"]
-            if e.name in self.syms.symbols:
-                return e.name, self.syms.symbol_type.get(e.name, "str")
+            if e.name in self.syms.entries or e.name in self.syms.symbols:
+                return e.name, self.syms.constant_type(e.name)
             self.error("E0301", f"unknown name '{e.name}'", e.span,
                        did_you_mean(e.name, list(self.syms.entries) + list(self.syms.symbols))
                        or "declare it in a 'symbols' list or as an entry")
-            return None, "any"
+            return None, ANY
         if isinstance(e, A.ListLit):
-            values, t = [], "any"
+            values, t = [], ANY
             for item in e.items:
                 v, it = self.const(item)
                 values.append(v)
                 joined = self.types.join(t, it)
-                if joined == "?":
+                if joined is None:
                     self.error("E0310", f"a list's items must share one type: {t} and {it} differ", item.span)
-                    joined = "any"
+                    joined = ANY
                 t = joined
             return tuple(values), list_of(t)
         self.error("E0406", "this must be a constant: a number, text, true/false, none, a name or a list",
                    e.span, "compute derived values in a 'fn' instead")
-        return None, "any"
+        return None, ANY
 
     def _kind_shell(self, d: A.KindDecl):
         if self._claim(d.name, d.span):
@@ -278,16 +276,17 @@ class DeclarationCollector:
         self.syms.behaviours.append(BehaviourBody(owner, name, t, value, body, span))
         return True
 
-    def _check_members(self, value, want: str, span) -> None:
+    def _check_members(self, value, want: Type, span) -> None:
         """A constant given where a symbol set is wanted names one of its members (a name
         that is also an entry passes the type check, not necessarily this one)."""
-        if is_list(want) and isinstance(value, tuple):
+        if want.is_list and isinstance(value, tuple):
             for v in value:
-                self._check_members(v, elem(want), span)
-        elif want in self.syms.symbol_sets and value is not None and value not in self.syms.symbol_sets[want]:
+                self._check_members(v, want.item, span)
+            return
+        members = self.syms.symbol_sets[want.name] if self.types.is_set(want) else None
+        if members is not None and value is not None and value not in members:
             self.error("E0310", f"'{value}' is not a member of symbol set '{want}'", span,
-                       did_you_mean(value, self.syms.symbol_sets[want])
-                       or f"its members: {', '.join(self.syms.symbol_sets[want])}")
+                       did_you_mean(value, members) or f"its members: {', '.join(members)}")
 
     def _kind_held(self, d: A.KindDecl):
         """Resolve `held in NAME, ...`: each a zone (things made from the entry in it are in
@@ -300,7 +299,7 @@ class DeclarationCollector:
                 info.held.append(("zone", self.syms.zones[name][0]))
             elif name in self.syms.player_vars:
                 slot, t = self.syms.player_vars[name]
-                if t != d.name:
+                if t != named(d.name):
                     self.error("E0310", f"'{name}' holds {t}, not a {d.name}", d.span,
                                f"declare it 'var {name}: {d.name} per player = ...'")
                 info.held.append(("var", slot))
@@ -453,13 +452,13 @@ class DeclarationCollector:
                 else:
                     items.append(c)
             choices, ct = self.const(A.ListLit(items, d.span))
-            t = elem(ct) if is_list(ct) else "any"
+            t = elem(ct)
             if value not in choices:
                 self.error("E0409", f"option '{d.name}' defaults to {value!r}, which is not one of its choices",
                            d.default.span)
         else:
             t = self.type_of(d.type)
-            if t not in ("int", "bool", "str") and not self.types.is_kind(t):
+            if t not in (INT, BOOL, STR) and not self.types.is_kind(t):
                 self.error("E0310", f"options are int, bool or str, not {t}", d.type.span)
         if not self.types.assignable(vt, t):
             self.error("E0310", f"option '{d.name}' is {t}, but its default is {vt}", d.default.span)
@@ -467,10 +466,10 @@ class DeclarationCollector:
             self._option_range(d, t, value)
         self.syms.options[d.name] = (t, value, list(choices) if choices is not None else None)
 
-    def _option_range(self, d: A.OptionDecl, t: str, value) -> None:
+    def _option_range(self, d: A.OptionDecl, t: Type, value) -> None:
         """`int in low..high`: the values the command line and card tests may give (E0409)."""
         low, high = d.range
-        if t != "int":
+        if t != INT:
             self.error("E0310", f"only int options have a range, not {t}", d.type.span)
         elif low > high:
             self.error("E0409", f"option '{d.name}' has an empty range {low}..{high}", d.span,

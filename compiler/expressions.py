@@ -14,10 +14,11 @@ from runebook.runtime import builtins as B
 from runebook.runtime import opcodes as O
 
 from .symbols import Behaviour, OwnedHandler
-from .types import elem, is_event, is_list, list_of
+from .types import (ACTION, ANY, BOOL, INT, NONE, PLAYER, STR, THING, TYPE_VAR, ZONE, Type, bind, elem,
+                    event_of, list_of, named, spec_type)
 
-THING_ATTRS = {"face": ("str", O.THING_FACE), "entry": ("str", O.THING_ENTRY),
-               "owner": ("player", O.THING_OWNER), "zone": ("zone", O.THING_ZONE)}
+THING_ATTRS = {"face": (STR, O.THING_FACE), "entry": (STR, O.THING_ENTRY),
+               "owner": (PLAYER, O.THING_OWNER), "zone": (ZONE, O.THING_ZONE)}
 ARITH = {"+": O.ADD, "-": O.SUB, "*": O.MUL, "%": O.MOD}
 FOLD = {"+": operator.add, "-": operator.sub, "*": operator.mul, "%": operator.mod}  # as ADD, SUB, ... compute
 COMPARE = {"==": O.EQ, "!=": O.NE, "<": O.LT, "<=": O.LE, ">": O.GT, ">=": O.GE}
@@ -35,11 +36,18 @@ def _int_literal(e) -> bool:
 PURE_FORBIDDEN = (A.Choose, A.Act, A.Create, A.Emit, A.RandomFrom)
 
 
-def a_type(t: str) -> str:
+def a_type(t: Type) -> str:
     """A type for a message: 'an int', 'a player', "event 'hit'"."""
-    if is_event(t):
-        return f"event '{t[6:]}'"
-    return f"{'an' if t[:1] in 'aeiou' else 'a'} {t}"
+    if t.is_event:
+        return f"event '{t.event}'"
+    text = str(t)
+    return f"{'an' if text[0] in 'aeiou' else 'a'} {text}"
+
+
+# The generic parameters of builtin signatures (runtime/builtins.py), as _match_param meets them.
+_COLL_T = spec_type("coll[T]")    # a list of T, or a zone (T: thing)
+_LIST_T = spec_type("list[T]")
+_LISTS_T = spec_type("list[list[T]]")
 
 
 _NOT_CONST = object()
@@ -50,7 +58,7 @@ class Expressions:
 
     # ---------------------------------------------------------------- expressions
 
-    def expr(self, e) -> str:
+    def expr(self, e) -> Type:
         if self.pure and isinstance(e, PURE_FORBIDDEN):
             self.error("E0330", "this context may only compute a value: no choices, random draws, "
                        "new things or events here", e.span)
@@ -58,19 +66,19 @@ class Expressions:
 
     def e_IntLit(self, e):
         self.emit(O.CONST, e.value)
-        return "int"
+        return INT
 
     def e_StrLit(self, e):
         self.emit(O.CONST, e.value)
-        return "str"
+        return STR
 
     def e_BoolLit(self, e):
         self.emit(O.CONST, e.value)
-        return "bool"
+        return BOOL
 
     def e_NoneLit(self, e):
         self.emit(O.CONST, None)
-        return "none"
+        return NONE
 
     def e_Interp(self, e: A.Interp):
         for part in e.parts:
@@ -79,7 +87,7 @@ class Expressions:
             else:
                 self.expr(part)
         self.emit(O.TEXT, len(e.parts))
-        return "str"
+        return STR
 
     def e_Name(self, e: A.Name):
         name = e.name
@@ -103,18 +111,15 @@ class Expressions:
             if per_player:
                 self.error("E0315", f"zone '{name}' belongs to each player", e.span,
                            f"say whose: '{name} of PLAYER'")
-                return "any"
+                return ANY
             self.emit(O.ZONE, index)
-            return "zone"
-        if name in syms.entries:
+            return ZONE
+        if name in syms.entries or name in syms.symbols:
             self.emit(O.CONST, name)
-            return syms.entries[name]["kind"]
-        if name in syms.symbols:
-            self.emit(O.CONST, name)
-            return syms.symbol_type.get(name, "str")
+            return syms.constant_type(name)
         if name == "players":
             self.emit(O.PLAYERS)
-            return "list[player]"
+            return list_of(PLAYER)
         hint = did_you_mean(name, self.local_candidates() + syms.all_value_names())
         if name in syms.functions:
             hint = f"'{name}' is a function: call it with '{name}(...)'"
@@ -124,19 +129,19 @@ class Expressions:
                     "option": "'option' exists only inside 'rate choice' ratings"}[name]
         self.error("E0301", f"unknown name '{name}'", e.span, hint)
         self.emit(O.CONST, None)
-        return "any"
+        return ANY
 
     def e_AllEntries(self, e: A.AllEntries):
         if e.kind in self.syms.symbol_sets:
             self.emit(O.CONST, tuple(self.syms.symbol_sets[e.kind]))
-            return list_of(e.kind)
+            return list_of(named(e.kind))
         if e.kind not in self.syms.kinds:
             self.error("E0303", f"unknown kind '{e.kind}'", e.span,
                        did_you_mean(e.kind, list(self.syms.kinds) + list(self.syms.symbol_sets)))
             self.emit(O.CONST, ())
-            return "list[any]"
+            return list_of(ANY)
         self.emit(O.ENTRIES, e.kind)
-        return list_of(e.kind)
+        return list_of(named(e.kind))
 
     def _constant(self, e):
         """The value of a literal or a symbol/entry name, or _NOT_CONST."""
@@ -159,14 +164,14 @@ class Expressions:
             return t
         t = self._list_type(e)
         self.emit(O.BUILD_LIST, len(e.items))
-        if e.items and (elem(t) == "any" or is_list(elem(t))):
+        if e.items and (elem(t) == ANY or elem(t).is_list):
             # A list of lists is one level deeper than its items: bounded (MAX_NESTING), so
             # comparing or narrating values never depends on how much Python stack is left.
             self.emit(O.CHECK_NESTING)
         return t
 
-    def _list_type(self, e: A.ListLit) -> str:
-        t = "any"
+    def _list_type(self, e: A.ListLit) -> Type:
+        t = ANY
         first = True
         for item in e.items:
             it = self.expr(item)
@@ -174,9 +179,9 @@ class Expressions:
                 t, first = it, False
                 continue
             joined = self.types.join(t, it)
-            if joined == "?":
+            if joined is None:
                 self.error("E0310", f"a list's items must share one type: {t} and {it} differ", item.span)
-                joined = "any"
+                joined = ANY
             t = joined
         return list_of(t)
 
@@ -194,16 +199,16 @@ class Expressions:
         t = self.expr(e.obj)
         name = e.name
         syms = self.syms
-        if t == "player":
+        if t == PLAYER:
             if name in syms.player_vars:
                 slot, vt = syms.player_vars[name]
                 self.emit(O.PLAYER_VAR, slot)
                 return vt
             if name == "seat":
                 self.emit(O.PLAYER_SEAT)
-                return "int"
+                return INT
             candidates = list(syms.player_vars) + ["seat"]
-        elif t == "thing":
+        elif t == THING:
             if name in THING_ATTRS:
                 vt, op = THING_ATTRS[name]
                 self.emit(op)
@@ -213,49 +218,49 @@ class Expressions:
                 self.emit(O.THING_VAR, slot)
                 return vt
             candidates = list(syms.thing_vars) + list(THING_ATTRS)
-        elif t == "zone":
+        elif t == ZONE:
             if name == "owner":
                 self.emit(O.ZONE_OWNER)
-                return "player"
+                return PLAYER
             candidates = ["owner"]
-        elif is_event(t):
-            params = dict(syms.events.get(t[6:], []))
+        elif t.is_event:
+            params = dict(syms.events.get(t.event, []))
             if name in params:
                 self.emit(O.EVENT_FIELD, name)
                 return params[name]
             if name == "cancelled":
                 self.emit(O.EVENT_FIELD, name)
-                return "bool"
+                return BOOL
             candidates = list(params) + ["cancelled"]
         elif self.types.is_kind(t):
-            fields = syms.kinds[t].fields
+            fields = syms.kinds[t.name].fields
             if name in fields:
                 ft = fields[name][0]
                 if isinstance(ft, Behaviour):
                     self.error("E0324", f"'{name}' of {a_type(t)} is code, not a value", e.span,
                                f"call it: '.{name}({', '.join(p for p, _ in ft.params)})'")
-                    return "any"
+                    return ANY
                 self.emit(O.ENTRY_FIELD, name)
                 return ft
             candidates = list(fields)
-        elif t == "any":
-            return "any"
+        elif t == ANY:
+            return ANY
         else:
             self.error("E0304", f"{a_type(t)} has no fields", e.span)
-            return "any"
+            return ANY
         self.error("E0302", f"{a_type(t)} has no field '{name}'", e.span,
                    did_you_mean(name, candidates) or (f"fields: {', '.join(candidates)}" if candidates else None))
-        return "any"
+        return ANY
 
     def e_Index(self, e: A.Index):
         t = self.expr(e.obj)
-        self.expect(self.expr(e.index), "int", e.index.span, "an index")
-        if t == "zone":
+        self.expect(self.expr(e.index), INT, e.index.span, "an index")
+        if t == ZONE:
             self.error("E0310", "zones are not indexed; use 'first t in ZONE' or 'each t in ZONE'", e.span)
-            return "any"
-        if not is_list(t) and t != "any":
+            return ANY
+        if not t.is_list and t != ANY:
             self.error("E0310", f"only lists can be indexed, but this is {t}", e.obj.span)
-            return "any"
+            return ANY
         self.emit(O.INDEX)
         return elem(t)
 
@@ -275,16 +280,16 @@ class Expressions:
                    did_you_mean(e.name, list(self.syms.functions) + list(B.BY_NAME)))
         for a in e.args:
             self.expr(a)
-        return "any"
+        return ANY
 
     def e_MethodCall(self, e: A.MethodCall):
         """`entry.field(args)`: the code the entry gives for a behaviour field (or its kind's default)."""
         t = self.expr(e.obj)
-        for a in e.args if t == "any" else ():
+        for a in e.args if t == ANY else ():
             self.expr(a)
-        if t == "any":
-            return "any"
-        info = self.syms.kinds.get(t) if self.types.is_kind(t) else None
+        if t == ANY:
+            return ANY
+        info = self.syms.kinds.get(t.name) if self.types.is_kind(t) else None
         field = info.fields.get(e.name) if info is not None else None
         if field is None or not isinstance(field[0], Behaviour):
             code = [n for n, (ft, _) in info.fields.items() if isinstance(ft, Behaviour)] if info else []
@@ -294,7 +299,7 @@ class Expressions:
             self.error("E0305", what, e.span, hint)
             for a in e.args:
                 self.expr(a)
-            return "any"
+            return ANY
         sig = field[0]
         if self.pure and sig.ret is None:
             self.error("E0330", f"'{e.name}' is a procedure: this context may only compute a value", e.span)
@@ -306,10 +311,10 @@ class Expressions:
             if i < len(sig.params):
                 pname, ptype = sig.params[i]
                 self.expect(at, ptype, a.span, f"argument '{pname}' of '{e.name}'")
-        self.emit(O.CALL_FIELD, (t, e.name, len(e.args)))
-        return sig.ret if sig.ret is not None else "none"
+        self.emit(O.CALL_FIELD, (t.name, e.name, len(e.args)))
+        return sig.ret if sig.ret is not None else NONE
 
-    def _action_option(self, action, e: A.Call) -> str:
+    def _action_option(self, action, e: A.Call) -> Type:
         """`fight(c, cleric, goblin)`: the option of taking an action with these arguments, as
         an 'act' decision offers it (a policy's answer); it does not take the action."""
         ok = self._arity(e, len(action.params))
@@ -320,17 +325,17 @@ class Expressions:
                 pname, ptype = action.params[i]
                 self.expect(t, ptype, a.span, f"argument '{pname}' of '{e.name}'")
         self.emit(O.BUILD_LIST, 1 + len(e.args))
-        return "action"
+        return ACTION
 
-    def _as_entry(self, e: A.Call) -> str:
+    def _as_entry(self, e: A.Call) -> Type:
         """KIND(text): view a text (e.g. a thing's .entry) as an entry of that kind."""
         if self._arity(e, 1):
-            self.expect(self.expr(e.args[0]), "str", e.args[0].span, f"the id given to '{e.name}'")
+            self.expect(self.expr(e.args[0]), STR, e.args[0].span, f"the id given to '{e.name}'")
         else:
             for a in e.args:
                 self.expr(a)
         self.emit(O.AS_ENTRY, e.name)
-        return e.name
+        return named(e.name)
 
     def _arity(self, e: A.Call, want: int) -> bool:
         if len(e.args) != want:
@@ -339,7 +344,7 @@ class Expressions:
             return False
         return True
 
-    def _call_builtin(self, b: B.Builtin, e: A.Call) -> str:
+    def _call_builtin(self, b: B.Builtin, e: A.Call) -> Type:
         if self.pure and b.draws_random:  # a rating or requirement must not move the match's RNG
             self.error("E0330", f"'{b.name}' draws a random number; this context may only compute a value",
                        e.span)
@@ -348,36 +353,36 @@ class Expressions:
         for i, a in enumerate(e.args):
             t = self.expr(a)
             if ok:
-                self._match_param(b.params[i], t, bound, a.span, f"argument {i + 1} of '{b.name}'")
+                self._match_param(spec_type(b.params[i]), t, bound, a.span, f"argument {i + 1} of '{b.name}'")
         self.emit(O.CALL_BUILTIN, (B.INDEX[b.name], len(e.args)))
-        ret = b.returns
-        tv = bound.get("T", "any")
-        return ret.replace("T", tv) if "T" in ret else ret
+        return bind(spec_type(b.returns), bound.get("T", ANY))
 
-    def _match_param(self, want: str, got: str, bound: dict, span: Span, what: str):
-        if want == "any":
+    def _match_param(self, want: Type, got: Type, bound: dict, span: Span, what: str):
+        """Check an argument against a builtin's parameter, binding the type variable T."""
+        if want == ANY:
             return
-        if want == "coll[T]":
-            if got == "zone":
-                bound.setdefault("T", "thing")
-            elif is_list(got):
-                bound.setdefault("T", elem(got))
-            elif got != "any":
+        if want == _COLL_T:
+            if got == ZONE:
+                bound.setdefault("T", THING)
+            elif got.is_list:
+                bound.setdefault("T", got.item)
+            elif got != ANY:
                 self.error("E0310", f"{what} must be a list or a zone, but this is {got}", span)
             return
-        if want == "list[list[T]]":
-            if is_list(got) and is_list(elem(got)):
-                bound["T"] = elem(elem(got))
-            elif got != "any":
+        if want == _LISTS_T:
+            if got.is_list and got.item.is_list:
+                bound["T"] = got.item.item
+            elif got != ANY:
                 self.error("E0310", f"{what} must be a list of lists, but this is {got}", span)
             return
-        if want == "list[T]":
-            if is_list(got):
-                bound["T"] = self.types.join(bound.get("T", elem(got)), elem(got))
-            elif got != "any":
+        if want == _LIST_T:
+            if got.is_list:
+                # Empty only if two lists of T disagree: no builtin takes two.
+                bound["T"] = self.types.join(bound.get("T", got.item), got.item) or ANY
+            elif got != ANY:
                 self.error("E0310", f"{what} must be a list, but this is {got}", span)
             return
-        if want == "T":
+        if want == TYPE_VAR:
             if "T" in bound and not self.types.comparable(bound["T"], got):
                 self.error("E0310", f"{what} must be {bound['T']}, but this is {got}", span)
             return
@@ -388,79 +393,79 @@ class Expressions:
         owner_t = self.expr(e.owner)
         if info is None:
             self.error("E0307", f"unknown zone '{e.zone}'", e.span, did_you_mean(e.zone, self.syms.zones))
-            return "any"
+            return ANY
         index, per_player = info
         if not per_player:
             self.error("E0315", f"zone '{e.zone}' is shared, it belongs to no player", e.span,
                        f"write just '{e.zone}'")
-            return "zone"
-        self.expect(owner_t, "player", e.owner.span, "the owner of a zone")
+            return ZONE
+        self.expect(owner_t, PLAYER, e.owner.span, "the owner of a zone")
         self.emit(O.ZONE_OF, index)
-        return "zone"
+        return ZONE
 
     def e_Unary(self, e: A.Unary):
         t = self.expr(e.operand)
         if e.op == "-":
-            self.expect(t, "int", e.operand.span, "the operand of '-'")
+            self.expect(t, INT, e.operand.span, "the operand of '-'")
             if _int_literal(e.operand) and self.code[-1][0] == O.CONST:
                 self.code[-1] = (O.CONST, -self.code[-1][1])  # -2 is CONST -2
             else:
                 self.emit(O.NEG)
-            return "int"
-        self.expect(t, "bool", e.operand.span, "the operand of 'not'")
+            return INT
+        self.expect(t, BOOL, e.operand.span, "the operand of 'not'")
         self.emit(O.NOT)
-        return "bool"
+        return BOOL
 
     def e_Binary(self, e: A.Binary):
         op = e.op
         if op in ("and", "or"):
-            self.expect(self.expr(e.left), "bool", e.left.span, f"the left side of '{op}'")
+            self.expect(self.expr(e.left), BOOL, e.left.span, f"the left side of '{op}'")
             self.emit(O.DUP)
             short = self.emit(O.JUMP_IF_FALSE if op == "and" else O.JUMP_IF_TRUE, None)
             self.emit(O.POP)
-            self.expect(self.expr(e.right), "bool", e.right.span, f"the right side of '{op}'")
+            self.expect(self.expr(e.right), BOOL, e.right.span, f"the right side of '{op}'")
             self.patch(short)
-            return "bool"
+            return BOOL
         lt = self.expr(e.left)
         rt = self.expr(e.right)
         if op in ARITH:
             if not self._fold(op, e):
                 self.emit(ARITH[op])
-            if op == "+" and "any" in (lt, rt):
-                return rt if lt == "any" else lt
-            if op == "+" and is_list(lt):
+            if op == "+" and ANY in (lt, rt):
+                return rt if lt == ANY else lt
+            if op == "+" and lt.is_list:
                 joined = self.types.join(lt, rt)
-                if joined == "?" or not is_list(rt):
+                if joined is None or not rt.is_list:
                     self.error("E0310", f"cannot add {rt} to {lt}", e.span,
                                "to add one item, wrap it in brackets: xs + [x]")
-                    return "any"
+                    return ANY
                 return joined
-            if op == "+" and lt == "str" and rt == "str":
-                return "str"
-            if lt not in ("int", "any") or rt not in ("int", "any"):
+            if op == "+" and lt == STR and rt == STR:
+                return STR
+            if lt not in (INT, ANY) or rt not in (INT, ANY):
                 self.error("E0310", f"'{op}' needs numbers, but got {lt} and {rt}", e.span)
-            return "int"
+            return INT
         if op in COMPARE:
             self.emit(COMPARE[op])
             if op in ("==", "!="):
                 if not self.types.comparable(lt, rt):
                     self.error("E0310", f"comparing {lt} with {rt} is always {'false' if op == '==' else 'true'}",
                                e.span)
-            elif lt not in ("int", "any") or rt not in ("int", "any"):
+            elif lt not in (INT, ANY) or rt not in (INT, ANY):
                 self.error("E0310", f"'{op}' compares numbers, but got {lt} and {rt}", e.span)
-            return "bool"
+            return BOOL
         # in / not in
         self.emit(O.IN)
         if op == "not in":
             self.emit(O.NOT)
-        if rt == "zone":
-            self.expect(lt, "thing", e.left.span, "the left side of 'in ZONE'")
-        elif is_list(rt):
+        if rt == ZONE:
+            self.expect(lt, THING, e.left.span, "the left side of 'in ZONE'")
+        elif rt.is_list:
             if not self.types.comparable(lt, elem(rt)):
                 self.error("E0310", f"a {lt} is never in a {rt}", e.span)
-        elif rt != "any":
+        elif rt != ANY:
             self.error("E0310", f"'in' needs a list or a zone on its right, but this is {rt}", e.right.span)
-        return "bool"
+        return BOOL
 
     def _fold(self, op: str, e: A.Binary) -> bool:
         """Arithmetic on two whole-number literals is done here: `0 - 100` is CONST -100.
@@ -483,14 +488,14 @@ class Expressions:
         return True
 
     def e_Divide(self, e: A.Divide):
-        self.expect(self.expr(e.left), "int", e.left.span, "the dividend")
-        self.expect(self.expr(e.right), "int", e.right.span, "the divisor")
+        self.expect(self.expr(e.left), INT, e.left.span, "the dividend")
+        self.expect(self.expr(e.right), INT, e.right.span, "the divisor")
         self.emit(O.DIV_UP if e.rounding == "up" else O.DIV_DOWN)
-        return "int"
+        return INT
 
     def _player_or_actor(self, player, span: Span, what: str):
         if player is not None:
-            self.expect(self.expr(player), "player", player.span, f"who {what}")
+            self.expect(self.expr(player), PLAYER, player.span, f"who {what}")
             return
         if self.has_actor:
             slot, _ = self.lookup_local("actor")
@@ -501,16 +506,16 @@ class Expressions:
 
     def e_Choose(self, e: A.Choose):
         t = self.expr(e.options)
-        if t == "zone":
+        if t == ZONE:
             self.emit(O.TO_LIST)
-            t = "list[thing]"
-        elif not is_list(t) and t != "any":
+            t = list_of(THING)
+        elif not t.is_list and t != ANY:
             self.error("E0310", f"'choose' needs a list or zone of options, but this is {t}", e.options.span)
         self._player_or_actor(e.player, e.span, "chooses")
         self.emit(O.DECIDE, e.tag)
-        item = elem(t) if t != "any" else "any"
+        item = elem(t)
         known = self.syms.choice_types.get(e.tag)
-        if known is None or known == "any":
+        if known is None or known == ANY:
             self.syms.choice_types[e.tag] = item
         elif not self.types.comparable(known, item):
             self.error("E0317", f"choice '{e.tag}' offers {item} here but {known} elsewhere", e.span,
@@ -522,11 +527,11 @@ class Expressions:
             self.error("E0308", f"no action is declared 'in {e.group}'", e.span,
                        did_you_mean(e.group, self.syms.groups))
             self.expr(e.player)
-            return "str"
+            return STR
         self.syms.acted.add(e.group)
         pslot = self.hidden("acting player")
         acc = self.hidden("options")
-        self.expect(self.expr(e.player), "player", e.player.span, "who acts")
+        self.expect(self.expr(e.player), PLAYER, e.player.span, "who acts")
         self.emit(O.STORE_LOCAL, pslot)
         self.emit(O.NEW_LIST)
         self.emit(O.STORE_LOCAL, acc)
@@ -555,16 +560,16 @@ class Expressions:
         self.emit(O.LOAD_LOCAL, pslot)
         self.emit(O.PERFORM)
         self.patch(skip)
-        return "str"
+        return STR
 
     def e_Create(self, e: A.Create):
         t = self.expr(e.entry)
-        if t not in ("str", "any") and not self.types.is_kind(t):
+        if t not in (STR, ANY) and not self.types.is_kind(t):
             self.error("E0309", f"'create' needs an entry (a die or an entry of a kind), but this is {t}",
                        e.entry.span)
-        self.expect(self.expr(e.zone), "zone", e.zone.span, "where to create it")
+        self.expect(self.expr(e.zone), ZONE, e.zone.span, "where to create it")
         self.emit(O.CREATE)
-        return "thing"
+        return THING
 
     def e_Emit(self, e: A.Emit):
         params = self.syms.events.get(e.event)
@@ -572,7 +577,7 @@ class Expressions:
             self.error("E0318", f"unknown event '{e.event}'", e.span, did_you_mean(e.event, self.syms.events))
             for _, v, _ in e.kwargs:
                 self.expr(v)
-            return "any"
+            return ANY
         self.syms.emitted.add(e.event)
         given = {name: (v, span) for name, v, span in e.kwargs}
         for name, _, span in e.kwargs:
@@ -593,7 +598,7 @@ class Expressions:
         handlers = self.syms.handlers.get(e.event, [])
         if handlers:
             self._run_handlers(e.event, handlers, dict(params))
-        return f"event:{e.event}"
+        return event_of(e.event)
 
     def _run_handlers(self, event: str, handlers: list, params: dict) -> None:
         """Call each handler whose 'when' holds, best priority first, until one cancels.
@@ -618,7 +623,7 @@ class Expressions:
                 if isinstance(h, OwnedHandler):
                     self._run_owned_handler(h, ev, params, exits if i else None)
                     continue
-                skip = self._guard(h.decl.when, {"event": (ev, f"event:{event}")}) if h.decl.when else []
+                skip = self._guard(h.decl.when, {"event": (ev, event_of(event))}) if h.decl.when else []
                 if i:  # a fresh event is never cancelled: the first handler needs no test
                     exits.append(self.emit(O.JUMP_IF_CANCELLED, (ev, None)))
                 self.emit(O.LOAD_LOCAL, ev)
@@ -653,7 +658,7 @@ class Expressions:
             self.emit(O.CALL, (h.fn_index, 3))
             self.emit(O.POP)
 
-        self._loop_over("<holding>", "list[any]", body)
+        self._loop_over("<holding>", list_of(ANY), body)
 
     def _holder_field(self, h: OwnedHandler, params: dict):
         """The player field F of the event when the handler's 'when' starts with
@@ -671,7 +676,7 @@ class Expressions:
             return None
         for a, b in ((first.left, first.right), (first.right, first.left)):
             if isinstance(b, A.Name) and b.name == "holder" and isinstance(a, A.Field) \
-                    and isinstance(a.obj, A.Name) and a.obj.name == "event" and params.get(a.name) == "player":
+                    and isinstance(a.obj, A.Name) and a.obj.name == "event" and params.get(a.name) == PLAYER:
                 return a.name
         return None
 
@@ -771,7 +776,7 @@ class Expressions:
         if kind == "each":
             self.emit(O.FREEZE)
             return list_of(item_t)
-        return {"count": "int", "exists": "bool", "forall": "bool", "first": item_t}[kind]
+        return {"count": INT, "exists": BOOL, "forall": BOOL, "first": item_t}[kind]
 
     def e_SumOf(self, e: A.SumOf):
         acc = self.hidden("sum")
@@ -783,21 +788,21 @@ class Expressions:
             if e.cond is not None:
                 self.loops[-1].continues.extend(self.branch_false(e.cond, "a 'where' condition"))
             self.emit(O.LOAD_LOCAL, acc)
-            self.expect(self.expr(e.value), "int", e.value.span, "what 'sum' adds up")
+            self.expect(self.expr(e.value), INT, e.value.span, "what 'sum' adds up")
             self.emit(O.ADD)
             self.emit(O.STORE_LOCAL, acc)
 
         self._loop_over(e.var, item_t, body, e.span)
         self.emit(O.LOAD_LOCAL, acc)
-        return "int"
+        return INT
 
     def e_RandomFrom(self, e: A.RandomFrom):
         t = self.expr(e.source)
         self.emit(O.RANDOM_FROM)
-        if t == "zone":
-            return "thing"
-        if is_list(t):
+        if t == ZONE:
+            return THING
+        if t.is_list:
             return elem(t)
-        if t != "any":
+        if t != ANY:
             self.error("E0310", f"'random from' needs a list or zone, but this is {t}", e.source.span)
-        return "any"
+        return ANY

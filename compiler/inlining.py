@@ -16,6 +16,7 @@ from runebook.runtime import opcodes as O
 
 from .expressions import _NOT_CONST
 from .purity import fn_reads_only, why_fn_changes
+from .types import BOOL, NONE, PLAYER, Type
 
 
 def names_in(node) -> set:
@@ -85,16 +86,16 @@ class Inlining:
             return
         if isinstance(e, A.Call) and e.name in self.syms.functions and e.name not in self.syms.kinds:
             fn = self.syms.functions[e.name]
-            self.expect(self._call_script(fn, e, (when, jumps)), "bool", e.span, what)
+            self.expect(self._call_script(fn, e, (when, jumps)), BOOL, e.span, what)
             return
-        self.expect(self.expr(e), "bool", e.span, what)
+        self.expect(self.expr(e), BOOL, e.span, what)
         jumps.append(self.emit(O.JUMP_IF_TRUE if when else O.JUMP_IF_FALSE, None))
 
     def patch_all(self, jumps: list, target: Optional[int] = None):
         for at in jumps:
             self.patch(at, target)
 
-    def _call_script(self, fn, e: A.Call, jump: Optional[tuple] = None) -> str:
+    def _call_script(self, fn, e: A.Call, jump: Optional[tuple] = None) -> Type:
         """Call a script function, or compile it in place when it is inlinable.
 
         With jump=(when, jumps) the call is a condition: an inlined body is
@@ -120,14 +121,15 @@ class Inlining:
         else:
             # A function that only reads the game is called through the memo: the VM
             # reuses its result for the same arguments until anything in the game changes.
-            # Not one that gives an event record: its caller may change the record's fields.
-            memo = fn_reads_only(self.syms, fn.name) and "event:" not in fn.ret
+            # Not one that gives an event record (or a list of them): its caller may change the
+            # record's fields.
+            memo = fn_reads_only(self.syms, fn.name) and not fn.ret.holds_event
             call = O.CALL_MEMO if memo else O.CALL
             self.emit(call, (fn.index, len(e.args)))
             if jump is not None:
                 when, jumps = jump
                 jumps.append(self.emit(O.JUMP_IF_TRUE if when else O.JUMP_IF_FALSE, None))
-        return fn.ret or "none"
+        return fn.ret or NONE
 
     def _argument(self, a, inline: bool) -> tuple:
         """(type, binding) of an argument. For an inlined call, constants and plain
@@ -145,7 +147,7 @@ class Inlining:
                 return cached[1], cached[0]
         return self.expr(a), None
 
-    def _const_type(self, a) -> str:
+    def _const_type(self, a) -> Type:
         start = len(self.code)
         t = self.expr(a)  # types the constant the usual way, then drops its code
         del self.code[start:], self.lines[start:], self.origins[start:]
@@ -216,7 +218,7 @@ class Inlining:
         guards = [r for r in info.decl.requires if not (names_in(r) & params)]
         jumps: list = []
         for req in guards:
-            jumps += self._guard(req, {"actor": (pslot, "player")})
+            jumps += self._guard(req, {"actor": (pslot, PLAYER)})
         return jumps
 
     def _guard(self, cond, visible: dict) -> list:

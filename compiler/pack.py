@@ -260,7 +260,7 @@ def compile_source(pack: PackSource, diags: list, phash: str):
     program = Program(
         name=pack.name, title=str(m["title"]), pack_version=str(m["version"]),
         engine_version=ENGINE_VERSION, pack_hash=phash, players=players,
-        options={k: {"type": t, "default": v, "choices": c, **_range_of(syms, k)} for k, (t, v, c) in syms.options.items()},
+        options={k: {"type": str(t), "default": v, "choices": c, **_range_of(syms, k)} for k, (t, v, c) in syms.options.items()},
         zones=[ZoneInfo(name, per, name in syms.private_zones)
                for name, (_, per) in sorted(syms.zones.items(), key=lambda kv: kv[1][0])],
         globals=_variables(syms.globals, syms.initial),

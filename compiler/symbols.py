@@ -10,6 +10,8 @@ from typing import Any, Optional
 
 from runebook.dsl.span import Span
 
+from .types import STR, Type, named
+
 MISSING = object()
 
 
@@ -17,11 +19,11 @@ MISSING = object()
 class Behaviour:
     """The type of a behaviour field: code an entry gives, called as `entry.field(args)`.
     A `fn` (ret set) only computes; a `proc` (ret None) acts."""
-    params: tuple           # ((name, type), ...)
-    ret: Optional[str]
+    params: tuple           # ((name, Type), ...)
+    ret: Optional[Type]
 
     def __str__(self) -> str:
-        params = ", ".join(t for _, t in self.params)
+        params = ", ".join(str(t) for _, t in self.params)
         return f"fn({params}) -> {self.ret}" if self.ret is not None else f"proc({params})"
 
 
@@ -60,8 +62,8 @@ class OwnedHandler:
 class FnInfo:
     name: str
     index: int
-    params: list            # [(name, type)]
-    ret: Optional[str]      # None for procedures
+    params: list            # [(name, Type)]
+    ret: Optional[Type]     # None for procedures
     decl: Any
 
 
@@ -70,7 +72,7 @@ class ActionInfo:
     name: str
     index: int
     groups: list
-    params: list            # [(name, type)]
+    params: list            # [(name, Type)]
     decl: Any
     body_fn: int = -1
     enum_fn: int = -1
@@ -80,10 +82,10 @@ class ActionInfo:
 class Symbols:
     zones: dict = field(default_factory=dict)        # name -> (index, per_player)
     private_zones: set = field(default_factory=set)  # zones whose things only their owner sees
-    globals: dict = field(default_factory=dict)      # name -> (slot, type)
-    player_vars: dict = field(default_factory=dict)  # name -> (slot, type)
-    thing_vars: dict = field(default_factory=dict)   # name -> (slot, type)
-    options: dict = field(default_factory=dict)      # name -> (type, default, choices)
+    globals: dict = field(default_factory=dict)      # name -> (slot, Type)
+    player_vars: dict = field(default_factory=dict)  # name -> (slot, Type)
+    thing_vars: dict = field(default_factory=dict)   # name -> (slot, Type)
+    options: dict = field(default_factory=dict)      # name -> (Type, default, choices); a Program keeps str(Type)
     option_ranges: dict = field(default_factory=dict)  # name -> (low, high) of an `int in low..high` option
     kinds: dict = field(default_factory=dict)        # name -> KindInfo
     entries: dict = field(default_factory=dict)      # id -> {"kind": k, field: value}
@@ -91,7 +93,7 @@ class Symbols:
     symbol_sets: dict = field(default_factory=dict)  # declared set (a type) -> [members]
     symbol_type: dict = field(default_factory=dict)  # member of a set -> the set's name
     behaviours: list = field(default_factory=list)   # [BehaviourBody], defaults and entries' own
-    events: dict = field(default_factory=dict)       # name -> [(param, type)]
+    events: dict = field(default_factory=dict)       # name -> [(param, Type)]
     functions: dict = field(default_factory=dict)    # name -> FnInfo
     actions: dict = field(default_factory=dict)      # name -> ActionInfo
     groups: dict = field(default_factory=dict)       # group -> [action names]
@@ -101,9 +103,16 @@ class Symbols:
     changes: Optional[dict] = None                   # fn name -> why calling it changes the game (purity.py)
     changes_events: Optional[dict] = None            # event -> why emitting it changes the game (purity.py)
     declared_at: dict = field(default_factory=dict)  # top-level name -> Span (one namespace)
-    choice_types: dict = field(default_factory=dict) # choose tag -> option type
+    choice_types: dict = field(default_factory=dict) # choose tag -> option Type
     emitted: set = field(default_factory=set)        # events some script emits
     acted: set = field(default_factory=set)          # action groups some script offers
+
+    def constant_type(self, name: str) -> Type:
+        """The type of an entry's or a symbol's name written as a value: the entry's
+        kind, else the symbol's set, else str (a die face, a plain symbol)."""
+        if name in self.entries:
+            return named(self.entries[name]["kind"])
+        return named(self.symbol_type[name]) if name in self.symbol_type else STR
 
     def all_value_names(self) -> list[str]:
         names = list(self.globals) + list(self.options) + list(self.zones) + list(self.entries)

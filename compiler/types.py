@@ -1,4 +1,4 @@
-"""The checker's types, written as plain strings.
+"""The checker's types: small immutable values, compared and hashed like the texts they print as.
 
   int bool str thing player zone     the value types
   action                             one option of an 'act' decision: an action and its arguments
@@ -7,85 +7,150 @@
   list[T]                            immutable lists
   <kind>                             an entry id of a declared kind (a kind is a sub-type of str)
   <set>                              a member of a declared symbol set (a sub-type of str)
-  event:<name>                       an event record
+  event <name>                       an event record
+
+Nothing of these leaves the compiler: what a compiled Program keeps (an option's
+type) is the text, str(t).
 """
 from __future__ import annotations
 
-BASE = ("int", "bool", "str", "thing", "player", "zone", "action")
-NULLABLE_BASE = ("str", "thing", "player", "zone", "action")
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Optional
 
 
-def list_of(t: str) -> str:
-    return f"list[{t}]"
+@dataclass(frozen=True, slots=True)
+class Type:
+    name: str                      # a base type, kind or symbol set; "list" (or "coll") with item
+    item: Optional[Type] = None    # list[item]; builtin signatures also say coll[item]
+    event: Optional[str] = None    # the event a record is of
+
+    def __str__(self) -> str:
+        if self.event is not None:
+            return f"event:{self.event}"  # how messages have always printed a record's type
+        if self.item is not None:
+            return f"{self.name}[{self.item}]"
+        return self.name
+
+    @property
+    def is_list(self) -> bool:
+        # A kind may be named 'list': only a list has an item type.
+        return self.name == "list" and self.item is not None
+
+    @property
+    def is_event(self) -> bool:
+        return self.event is not None
+
+    @property
+    def holds_event(self) -> bool:
+        """An event record, or a list holding them at any depth."""
+        return self.is_event or (self.item is not None and self.item.holds_event)
 
 
-def is_list(t: str) -> bool:
-    return t.startswith("list[")
+def named(name: str) -> Type:
+    """A base type, a kind or a symbol set, by name."""
+    return Type(name)
 
 
-def elem(t: str) -> str:
-    return t[5:-1] if is_list(t) else "any"
+def list_of(t: Type) -> Type:
+    return Type("list", t)
 
 
-def is_event(t: str) -> bool:
-    return t.startswith("event:")
+def event_of(name: str) -> Type:
+    return Type("event", event=name)
+
+
+def elem(t: Type) -> Type:
+    """The item type of a list; any for anything else."""
+    return t.item if t.is_list else ANY
+
+
+INT, BOOL, STR = named("int"), named("bool"), named("str")
+THING, PLAYER, ZONE, ACTION = named("thing"), named("player"), named("zone"), named("action")
+NONE, ANY = named("none"), named("any")
+
+# The types a declaration may name, by name, in the order "did you mean" offers them.
+BASE = {t.name: t for t in (INT, BOOL, STR, THING, PLAYER, ZONE, ACTION)}
+NULLABLE_BASE = frozenset((STR, THING, PLAYER, ZONE, ACTION))
+
+
+@lru_cache(maxsize=None)
+def spec_type(spec: str) -> Type:
+    """A builtin signature's type, written as text in runtime/builtins.py ('int',
+    'list[T]', 'coll[T]'): 'T' is a type variable, 'coll[T]' a list or a zone."""
+    name, bracket, inner = spec.partition("[")
+    if not bracket:
+        return named(name)
+    return Type(name, spec_type(inner.removesuffix("]")))
+
+
+TYPE_VAR = spec_type("T")
+
+
+def bind(t: Type, value: Type) -> Type:
+    """t with the type variable T replaced by value."""
+    if t == TYPE_VAR:
+        return value
+    if t.item is not None:
+        return Type(t.name, bind(t.item, value))
+    return t
 
 
 class TypeSpace:
-    """Knows which names are kinds and symbol sets, to decide sub-typing (kind <: str, set <: str)."""
+    """Knows which named types are kinds and symbol sets, to decide sub-typing (kind <: str, set <: str)."""
 
-    def __init__(self, kinds: set[str], sets: set[str] = frozenset()):
-        self.kinds = kinds
-        self.sets = sets
+    def __init__(self, kinds: set = frozenset(), sets: set = frozenset()):
+        self.kinds: set = set(kinds)  # {Type}
+        self.sets: set = set(sets)    # {Type}
         # (kind, set) where an entry of the kind shares its id with a member of the set
         # (a die face named like the companion entry it stands for): such a value may be
         # either, so one is accepted where the other is wanted (constants are checked
         # for membership where they are written).
         self.overlaps: set = set()
 
-    def is_kind(self, t: str) -> bool:
+    def is_kind(self, t: Type) -> bool:
         return t in self.kinds
 
-    def is_text(self, t: str) -> bool:
+    def is_set(self, t: Type) -> bool:
+        return t in self.sets
+
+    def is_text(self, t: Type) -> bool:
         """str, or one of its sub-types."""
-        return t == "str" or t in self.kinds or t in self.sets
+        return t == STR or t in self.kinds or t in self.sets
 
-    def nullable(self, t: str) -> bool:
-        return t in NULLABLE_BASE or t in self.kinds or t in self.sets or is_event(t) or t == "any"
+    def nullable(self, t: Type) -> bool:
+        return t in NULLABLE_BASE or t in self.kinds or t in self.sets or t.is_event or t == ANY
 
-    def assignable(self, src: str, dst: str) -> bool:
-        if src == dst or src == "any" or dst == "any":
+    def assignable(self, src: Type, dst: Type) -> bool:
+        if src == dst or src == ANY or dst == ANY:
             return True
-        if src == "none":
+        if src == NONE:
             return self.nullable(dst)
-        if dst == "str" and (src in self.kinds or src in self.sets):
+        if dst == STR and (src in self.kinds or src in self.sets):
             return True
         if (src, dst) in self.overlaps or (dst, src) in self.overlaps:
             return True
-        if is_list(src) and is_list(dst):
-            return self.assignable(elem(src), elem(dst))
+        if src.is_list and dst.is_list:
+            return self.assignable(src.item, dst.item)
         return False
 
-    def comparable(self, a: str, b: str) -> bool:
+    def comparable(self, a: Type, b: Type) -> bool:
         return self.assignable(a, b) or self.assignable(b, a)
 
-    def join(self, a: str, b: str) -> str:
-        """The type of a value that may be a or b (list items, if branches)."""
-        if a == b or b in ("none", "any"):
+    def join(self, a: Type, b: Type) -> Optional[Type]:
+        """The type of a value that may be a or b (list items, if branches); None when
+        they have none in common (callers report it)."""
+        if a == b or b in (NONE, ANY):
             return a
-        if a in ("none", "any"):
+        if a in (NONE, ANY):
             return b
         if self.assignable(a, b):
             return b
         if self.assignable(b, a):
             return a
-        if is_list(a) and is_list(b):
-            return list_of(self.join(elem(a), elem(b)))
+        if a.is_list and b.is_list:
+            item = self.join(a.item, b.item)
+            return list_of(item) if item is not None else None
         if self.is_text(a) and self.is_text(b):
-            return "str"
-        return "?"  # incompatible: callers report it
-
-    def valid(self, t: str) -> bool:
-        if is_list(t):
-            return self.valid(elem(t))
-        return t in BASE or t in self.kinds or t in self.sets or is_event(t)
+            return STR
+        return None
