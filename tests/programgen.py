@@ -712,7 +712,8 @@ class ProgramGen:
         rate_take = self.e_int(pure, 1)
         pure_opt = Scope({"actor": "player", "option": "str"}, effects=False, pure_calls=tuple(pure_fns))
         rate_pick = self.e_int(pure_opt, 1) if self.chance(50) else "count_of([red, red, green], option)"
-        out += ["policy greedy {", f"  rate action grab_n: {rate_take}", f"  rate choice pick: {rate_pick}", "}", ""]
+        out += ["policy greedy {", f"  rate action grab_n: {rate_take}", f"  rate choice pick: {rate_pick}"]
+        out += self.deciders(pure_fns) + ["}", ""]
         # play
         sc = Scope({"e0": "ev", "c0": "str"}, ret="", decide=True, calls=tuple(fns), pure_calls=tuple(pure_fns),
                    procs=tuple(procs), wild=True, gems=True)
@@ -751,7 +752,26 @@ class ProgramGen:
                            handler=True, calls=tuple(fns), pure_calls=tuple(pure_fns), decide=self.chance(30))
                 when = f" when {self.e_bool(sc.child(effects=False), 1)}" if self.chance(50) else ""
                 out += [f"  on ping{when} {{"] + self.indent(self.indent(self.block(sc, 1))) + ["  }"]
+            if self.chance(50):  # offered only to the gem's holders
+                sc = Scope({"actor": "player"}, frozenset({"actor"}), ret="", decide=True, calls=tuple(fns),
+                           pure_calls=tuple(pure_fns))
+                out += [f"  action polish_{name}() in turn", f"    require {self.e_bool(sc.child(effects=False, decide=False), 1)}",
+                        "  {", f"    actor.pv += {worth}", "  }"]
             out += ["}", ""]
+        return out
+
+    def deciders(self, pure_fns: list) -> list:
+        """Answers computed by the policy instead of rated: a legal option, or none (the ratings decide)."""
+        out = []
+        if self.chance(50):
+            sc = Scope({"actor": "player"}, effects=False, pure_calls=tuple(pure_fns))
+            n = self.num(0, 4)
+            answer = self.pick([f"grab_n({n})", "pass()"])
+            out += ["  decide action turn {", f"    if {self.e_bool(sc, 1)} and {answer} in options {{ return {answer} }}",
+                    "    return none", "  }"]
+        if self.chance(50):
+            out += ["  decide choice pick {", f"    if len(options) > {self.num(0, 2)} {{ return options[len(options) - 1] }}",
+                    "    return none", "  }"]
         return out
 
 
