@@ -20,7 +20,7 @@ class HumanAgent(Agent):
         self.inp = inp
 
     def choose(self, decision, view) -> int:
-        labels = view.labels(decision)
+        labels = view.readable_labels(decision)
         print(f"\nPlayer {self.seat + 1}, {decision.kind} '{decision.tag}':", file=self.out)
         for i, label in enumerate(labels, 1):
             print(f"  {i:>2}. {label}", file=self.out)

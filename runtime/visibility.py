@@ -41,8 +41,16 @@ class SeatView:
         self._memo.clear()
 
     def labels(self, decision) -> list[str]:
-        """The readable labels of a decision's options (the seat's own decision)."""
+        """The labels of a decision's options (the seat's own decision): ids as written,
+        how agents and card tests name an option."""
         return decision.labels(self._world)
+
+    def readable_labels(self, decision) -> list[str]:
+        """The same options as a person reads them: `pay 4 hp`, not `pay_4_hp`."""
+        if decision.kind == "action":
+            return decision.labels(self._world)
+        world = self._world
+        return [world.value_label(o) if not isinstance(o, str) else world.describe(o) for o in decision.options]
 
     def _masked_call(self, fn_index: int, args=()):
         world, vm = self._world, self._vm

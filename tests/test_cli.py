@@ -208,6 +208,24 @@ def test_play_as_human(tiny):
     assert "Player 1: 3 points" in result.output and "chose:" not in result.output
 
 
+def test_a_person_reads_symbol_options_in_words(tmp_path):
+    """A choice among symbols is shown as words at the terminal (`pay 4 hp`); the log and
+    scripted agents keep the ids as written."""
+    pack = write_pack(tmp_path / "words", {"main.rune": """\
+        symbols answer: pay_4_hp, stay_down
+        var total: int per player = 0
+        proc play() {
+          let a = choose get_up from [pay_4_hp, stay_down] for players[0]
+          if a == stay_down { players[0].total = 1 }
+        }
+        fn score(p: player) -> int { return p.total }
+    """})
+    result = run("play", pack, "--agents", "human", "--seed", "1", input="2\n")
+    assert result.exit_code == 0, result.output
+    assert "1. pay 4 hp" in result.output and "2. stay down" in result.output
+    assert "Player 1: 1 points" in result.output
+
+
 def test_play_as_human_without_input_stops_cleanly(tiny):
     result = run("play", tiny, "--agents", "human", "--seed", "1", input="")
     assert result.exit_code == 2
