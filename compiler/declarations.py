@@ -52,97 +52,93 @@ class DeclarationCollector:
         self.syms = Symbols()
         self.types = TypeSpace()
         self._held_names: dict = {}  # kind -> the names after 'held in'
+        self._handler_order = 0      # handlers run by priority, then in declaration order
+        self._owned_actions: list = []  # (entry, action): offered only to the entry's holders
 
     def error(self, code, message, span, hint=None, severity="error"):
         self.diags.append(Diagnostic(code, message, span, hint, severity))
 
     # ---------------------------------------------------------------- entry point
     def collect(self, modules: list[A.Module]) -> Symbols:
+        """Run the passes in order over every declaration of the pack; each pass may use
+        what the earlier ones collected, so names can be used before they are declared."""
         decls = [d for m in modules for d in m.decls]
+        self.syms.kinds["die"] = KindInfo("die", {"faces": (list_of(STR), MISSING)}, [], None)
+        for name, handlers in self.PASSES:
+            for d in decls:
+                handler = handlers.get(type(d))
+                if handler is not None:
+                    handler(self, d)
+            finish = getattr(self, f"_after_{name}", None)
+            if finish is not None:
+                finish()
+        return self.syms
+
+    # ---------------------------------------------------------------- the passes
+    def _after_types(self):
+        self.types.kinds = {named(k) for k in self.syms.kinds}
+        self.types.sets = {named(s) for s in self.syms.symbol_sets}
+
+    def _plain_symbols(self, d: A.SymbolsDecl):
+        if d.set_name is None:
+            for n in d.names:
+                keyword_name(n, d.span, self.diags)
+                self.syms.symbols.setdefault(n, d.span)
+
+    def _after_values(self):
         syms = self.syms
-        syms.kinds["die"] = KindInfo("die", {"faces": (list_of(STR), MISSING)}, [], None)
-        # Kinds and symbol sets first: every type annotation may name one.
-        for d in decls:
-            if isinstance(d, A.KindDecl):
-                self._kind_shell(d)
-            elif isinstance(d, A.SymbolsDecl) and d.set_name is not None:
-                self._symbol_set(d)
-        self.types.kinds = {named(k) for k in syms.kinds}
-        self.types.sets = {named(s) for s in syms.symbol_sets}
-        for d in decls:
-            if isinstance(d, A.KindDecl):
-                self._kind_fields(d)
-        # Symbols (faces, symbol lists) and entries before anything that may use them as values.
-        for d in decls:
-            if isinstance(d, A.DieDecl):
-                self._die(d)
-            elif isinstance(d, A.SymbolsDecl) and d.set_name is None:
-                for n in d.names:
-                    keyword_name(n, d.span, self.diags)
-                    syms.symbols.setdefault(n, d.span)
-        for d in decls:
-            if isinstance(d, A.EntryDecl):
-                self._entry_name(d)
-        self.types.overlaps = {(named(syms.entries[m]["kind"]), named(name)) for name, members in syms.symbol_sets.items()
-                               for m in members if m in syms.entries}
-        for d in decls:
-            if isinstance(d, A.EntryDecl):
-                self._entry_fields(d)
-        handler_order = 0
-        owned_actions: list = []  # (entry, action): offered only to the entry's holders
-        for d in decls:
-            if isinstance(d, A.ZoneDecl):
-                self._claim(d.name, d.span)
-                if d.per not in (None, "player"):
-                    self.error("E0403", f"zones are shared or 'per player', not 'per {d.per}'", d.span)
-                syms.zones[d.name] = (len(syms.zones), d.per == "player")
-                if d.private:
-                    syms.private_zones.add(d.name)
-            elif isinstance(d, A.VarDecl):
-                self._var(d)
-            elif isinstance(d, A.OptionDecl):
-                self._option(d)
-            elif isinstance(d, A.EventDecl):
-                # A duplicate is reported by _claim and skipped: it must not replace the first.
-                if self._claim(d.name, d.span):
-                    self._check_params(d.params)
-                    syms.events[d.name] = [(p.name, self.type_of(p.type)) for p in d.params]
-            elif isinstance(d, A.FnDecl):
-                if not self._claim(d.name, d.span):
-                    continue
-                self._check_params(d.params)
-                params = [(p.name, self.type_of(p.type)) for p in d.params]
-                ret = self.type_of(d.ret) if d.ret is not None else None
-                syms.functions[d.name] = FnInfo(d.name, -1, params, ret, d)
-            elif isinstance(d, A.ActionDecl):
-                self._action(d)
-            elif isinstance(d, A.HandlerDecl):
-                syms.handlers.setdefault(d.event, []).append(_HandlerInfo(d, handler_order))
-                handler_order += 1
-            elif isinstance(d, A.EntryDecl):
-                for h in d.handlers:
-                    self._owned_handler(d, h, handler_order)
-                    handler_order += 1
-                for a in d.actions:
-                    if self._owned(d, a.span, "an action"):
-                        self._action(a)
-                        owned_actions.append((d, a))
-            elif isinstance(d, A.PolicyDecl):
-                if d.name in syms.policies:
-                    self.error("E0404", f"policy '{d.name}' is declared twice", d.span)
-                syms.policies[d.name] = d
-        for d in decls:
-            if isinstance(d, A.KindDecl):
-                self._kind_held(d)
-        for entry, action in owned_actions:
+        self.types.overlaps = {(named(syms.entries[m]["kind"]), named(name))
+                               for name, members in syms.symbol_sets.items() for m in members if m in syms.entries}
+
+    def _zone(self, d: A.ZoneDecl):
+        self._claim(d.name, d.span)
+        if d.per not in (None, "player"):
+            self.error("E0403", f"zones are shared or 'per player', not 'per {d.per}'", d.span)
+        self.syms.zones[d.name] = (len(self.syms.zones), d.per == "player")
+        if d.private:
+            self.syms.private_zones.add(d.name)
+
+    def _event(self, d: A.EventDecl):
+        # A duplicate is reported by _claim and skipped: it must not replace the first.
+        if self._claim(d.name, d.span):
+            self._check_params(d.params)
+            self.syms.events[d.name] = [(p.name, self.type_of(p.type)) for p in d.params]
+
+    def _function(self, d: A.FnDecl):
+        if self._claim(d.name, d.span):
+            self._check_params(d.params)
+            params = [(p.name, self.type_of(p.type)) for p in d.params]
+            ret = self.type_of(d.ret) if d.ret is not None else None
+            self.syms.functions[d.name] = FnInfo(d.name, -1, params, ret, d)
+
+    def _handler(self, d: A.HandlerDecl):
+        self.syms.handlers.setdefault(d.event, []).append(_HandlerInfo(d, self._handler_order))
+        self._handler_order += 1
+
+    def _entry_scripts(self, d: A.EntryDecl):
+        """An entry's own handlers and actions, at the entry's place in declaration order."""
+        for h in d.handlers:
+            self._owned_handler(d, h, self._handler_order)
+            self._handler_order += 1
+        for a in d.actions:
+            if self._owned(d, a.span, "an action"):
+                self._action(a)
+                self._owned_actions.append((d, a))
+
+    def _policy(self, d: A.PolicyDecl):
+        if d.name in self.syms.policies:
+            self.error("E0404", f"policy '{d.name}' is declared twice", d.span)
+        self.syms.policies[d.name] = d
+
+    def _after_holders(self):
+        for entry, action in self._owned_actions:
             action.requires.insert(0, self._held_by_actor(entry, action.span))
-        for event, hs in syms.handlers.items():
-            if event not in syms.events:
+        for event, hs in self.syms.handlers.items():
+            if event not in self.syms.events:
                 self.error("E0318", f"handler for unknown event '{event}'", hs[0].decl.span,
-                           did_you_mean(event, syms.events) or "declare it with 'event NAME(field: type, ...)'")
+                           did_you_mean(event, self.syms.events) or "declare it with 'event NAME(field: type, ...)'")
             # Higher priority first; equal priorities in declaration order.
             hs.sort(key=lambda h: (-h.decl.priority, h.order))
-        return syms
 
     # ---------------------------------------------------------------- helpers
     def _check_params(self, params) -> None:
@@ -222,7 +218,7 @@ class DeclarationCollector:
 
     def _symbol_set(self, d: A.SymbolsDecl):
         """`symbols stat: strength, agility`: a type whose only values are the names listed."""
-        if not self._claim(d.set_name, d.span):
+        if d.set_name is None or not self._claim(d.set_name, d.span):
             return
         members = self.syms.symbol_sets[d.set_name] = []
         for n in d.names:
@@ -479,3 +475,24 @@ class DeclarationCollector:
                        d.default.span)
         else:
             self.syms.option_ranges[d.name] = (low, high)
+
+
+# The passes of DeclarationCollector.collect, in order: (name, {declaration type: method}).
+# Each pass reads every declaration once; `_after_NAME`, when there is one, runs after it.
+DeclarationCollector.PASSES = (
+    # kinds and symbol sets first: every type annotation may name one
+    ("types", {A.KindDecl: DeclarationCollector._kind_shell, A.SymbolsDecl: DeclarationCollector._symbol_set}),
+    ("fields", {A.KindDecl: DeclarationCollector._kind_fields}),
+    # faces, symbols and entry names before anything that may use them as values
+    ("symbols", {A.DieDecl: DeclarationCollector._die, A.SymbolsDecl: DeclarationCollector._plain_symbols}),
+    ("values", {A.EntryDecl: DeclarationCollector._entry_name}),
+    ("entries", {A.EntryDecl: DeclarationCollector._entry_fields}),
+    # everything scripts name, in declaration order (it numbers actions and handlers)
+    ("scripts", {A.ZoneDecl: DeclarationCollector._zone, A.VarDecl: DeclarationCollector._var,
+                 A.OptionDecl: DeclarationCollector._option, A.EventDecl: DeclarationCollector._event,
+                 A.FnDecl: DeclarationCollector._function, A.ActionDecl: DeclarationCollector._action,
+                 A.HandlerDecl: DeclarationCollector._handler, A.EntryDecl: DeclarationCollector._entry_scripts,
+                 A.PolicyDecl: DeclarationCollector._policy}),
+    # where entries are in play (zones and variables are known now)
+    ("holders", {A.KindDecl: DeclarationCollector._kind_held}),
+)
