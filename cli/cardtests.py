@@ -106,31 +106,11 @@ class _Suite:
 
     def compile_code(self, code: str, file: str, offsets, n_players: int, kind: str, diags: list):
         """Compile statements (kind 'stmts') or a boolean expression ('expect')."""
-        from runebook.compiler.codegen import FunctionCompiler
-        from runebook.compiler.types import BOOL, PLAYER
-        from runebook.dsl.parser import parse_expr, parse_stmts
-        from runebook.runtime import opcodes as O
+        from runebook.compiler.snippets import compile_snippet
 
-        line0, col0, every = offsets
-        try:
-            tree = (parse_expr if kind == "expect" else parse_stmts)(code, file, line0, col0, every)
-        except ContentError as err:
-            diags.extend(err.diagnostics)
-            return None
-        fc = FunctionCompiler(self.syms, self.types, diags, f"card test {kind}", file,
-                              ret=BOOL if kind == "expect" else None, lift=self._lift)
-        fc.line = line0 + 1
-        for i in range(n_players):
-            fc.declare(f"p{i + 1}", PLAYER)
-        before = len(diags)
-        if kind == "expect":
-            fc.expect(fc.expr(tree), BOOL, tree.span, "an 'expect' line")
-            fc.emit(O.RETURN)
-        else:
-            fc.block(tree, new_scope=False)
-        if any(d.severity == "error" for d in diags[before:]):
-            return None
-        return fc.finish(n_players)
+        players = [f"p{i + 1}" for i in range(n_players)]
+        return compile_snippet(self.syms, self.types, f"card test {kind}", code, file, offsets, players,
+                               kind == "expect", diags, self._lift)
 
 
 # ---------------------------------------------------------------- running
