@@ -207,6 +207,15 @@ def logged(tmp_path_factory):
     return [json.loads(line) for line in log.read_text().splitlines()]
 
 
+def _record(line: str) -> dict:
+    """A log line as a record, or {} when an earlier change left it no record (noise, truncated)."""
+    try:
+        record = json.loads(line)
+    except (ValueError, RecursionError):  # a damaged line, or one nested past Python's stack
+        return {}
+    return record if isinstance(record, dict) else {}
+
+
 @st.composite
 def logs(draw, records: list) -> str:
     """The real log with records changed, dropped, duplicated or replaced by noise."""
@@ -221,8 +230,8 @@ def logs(draw, records: list) -> str:
         elif action == "dup":
             lines.insert(i, lines[i])
         elif action == "value":
-            record = json.loads(lines[i]) if lines[i].startswith("{") else {}
-            if isinstance(record, dict) and record:
+            record = _record(lines[i])
+            if record:
                 key = draw(st.sampled_from(sorted(record)))
                 record[key] = draw(_VALUES)
             lines[i] = json.dumps(record)

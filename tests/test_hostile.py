@@ -24,6 +24,7 @@ def runebook(*args, cache: Path, stdin: str = "", timeout: float = LIMIT, env: d
     """The console command in a subprocess, its cache in `cache`: (exit code, stdout, stderr)."""
     full_env = dict(os.environ, RUNEBOOK_CACHE=str(cache), **(env or {}))
     full_env.pop("RUNEBOOK_DEBUG", None)
+    full_env.pop("PYTEST_CURRENT_TEST", None)  # names the test with its parameters: may be huge
     done = subprocess.run([sys.executable, "-m", "runebook.cli.main", *map(str, args)], input=stdin,
                           capture_output=True, text=True, timeout=timeout, env=full_env)
     return done.returncode, done.stdout, done.stderr
@@ -166,7 +167,8 @@ def test_a_broken_glob_is_a_diagnostic(tmp_path, cache):
 
 
 @pytest.mark.parametrize("data, code", [(b"\x7fELF\x02\x01\x01\x00\x00\xff\xfe" * 20, "E0102"),
-                                        ("scenarios: []\n" + "# pad\n" * 200_000, "E0104")])
+                                        ("scenarios: []\n" + "# pad\n" * 200_000, "E0104")],
+                         ids=["binary", "huge"])  # a 1 MB parameter must not become the test's id (and env)
 def test_binary_or_huge_card_test_files_are_diagnostics(tmp_path, cache, data, code):
     pack = _pack_with(tmp_path, "", {"tests/bad.yaml": data})
     rc, out, err = runebook("test", pack, cache=cache)
