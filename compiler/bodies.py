@@ -247,10 +247,7 @@ class BodyCompiler:
                 nparams = 1 + len(act.params)
                 key = act.index
             else:
-                if r.target not in self.syms.choice_types:
-                    self.error("E0317", f"policy '{decl.name}' rates unknown choice '{r.target}'", r.span,
-                               did_you_mean(r.target, self.syms.choice_types)
-                               or "choices are named where a script says 'choose NAME from ...'")
+                if not self._known_choice(decl.name, "rates", r.target, r.span):
                     continue
                 fc.declare("option", self.syms.choice_types[r.target])
                 nparams = 2
@@ -264,6 +261,15 @@ class BodyCompiler:
             bucket[key] = len(self.functions) - 1
         return out
 
+    def _known_choice(self, policy: str, verb: str, tag: str, span) -> bool:
+        """Whether some script asks `choose TAG ...`; reported when none does."""
+        if tag in self.syms.choice_types:
+            return True
+        self.error("E0317", f"policy '{policy}' {verb} unknown choice '{tag}'", span,
+                   did_you_mean(tag, self.syms.choice_types)
+                   or "choices are named where a script says 'choose NAME from ...'")
+        return False
+
     def _decider(self, policy: str, d: A.Decider, bucket: dict) -> None:
         """`decide action GROUP { ... }` / `decide choice TAG { ... }`: a function of the deciding
         player (`actor`) and the legal `options`, giving one of them, or none to let the
@@ -275,10 +281,7 @@ class BodyCompiler:
                 return
             answer = ACTION
         else:
-            if d.target not in self.syms.choice_types:
-                self.error("E0317", f"policy '{policy}' decides unknown choice '{d.target}'", d.span,
-                           did_you_mean(d.target, self.syms.choice_types)
-                           or "choices are named where a script says 'choose NAME from ...'")
+            if not self._known_choice(policy, "decides", d.target, d.span):
                 return
             answer = self.syms.choice_types[d.target]
         if d.target in bucket:

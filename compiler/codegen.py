@@ -109,6 +109,8 @@ class FunctionCompiler(Expressions, Inlining):
         return [n for scope in self.scopes for n in scope] + self.outer_names
 
     def finish(self, nparams: int) -> Function:
+        """The body's last stage: its implicit return, then the peephole pass (fused pairs,
+        threaded jumps, guard chains made switches), then the Function."""
         self.emit(O.CONST, self.return_value)
         self.emit(O.RETURN)
         code, lines, origins = optimise(self.code, self.lines, self.origins)

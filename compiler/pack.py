@@ -217,7 +217,15 @@ def pack_hash(pack: PackSource) -> str:
 
 # ---------------------------------------------------------------- compiling
 def compile_source(pack: PackSource, diags: list, phash: str):
-    """Parse, check and emit. Returns (Program or None, Symbols, TypeSpace)."""
+    """Parse, check and emit. Returns (Program or None, Symbols, TypeSpace).
+
+    The stages, in order:
+      1. parse every source (dsl/parser.py), one Module per file;
+      2. collect the declarations (declarations.py: its named passes, PASSES);
+      3. check and emit every body (bodies.py, codegen.py, expressions.py), each body
+         ending in the peephole pass (peephole.optimise, called by FunctionCompiler.finish);
+      4. build the Program from the symbols and the functions.
+    """
     from runebook.dsl.parser import parse_module
     from runebook.runtime.program import Program, ZoneInfo
     from .bodies import BodyCompiler
