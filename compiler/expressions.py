@@ -117,6 +117,9 @@ class Expressions:
         if name in syms.entries or name in syms.symbols:
             self.emit(O.CONST, name)
             return syms.constant_type(name)
+        if name in syms.actions:  # what 'act GROUP for P' gives back when this action was taken
+            self.emit(O.CONST, name)
+            return STR
         if name == "players":
             self.emit(O.PLAYERS)
             return list_of(PLAYER)
@@ -315,7 +318,7 @@ class Expressions:
         return sig.ret if sig.ret is not None else NONE
 
     def _action_option(self, action, e: A.Call) -> Type:
-        """`fight(c, cleric, goblin)`: the option of taking an action with these arguments, as
+        """`play_card(c, target)`: the option of taking an action with these arguments, as
         an 'act' decision offers it (a policy's answer); it does not take the action."""
         ok = self._arity(e, len(action.params))
         self.emit(O.CONST, action.index)

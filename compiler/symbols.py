@@ -116,5 +116,5 @@ class Symbols:
 
     def all_value_names(self) -> list[str]:
         names = list(self.globals) + list(self.options) + list(self.zones) + list(self.entries)
-        names += list(self.symbols) + ["players", "true", "false", "none"]
+        names += list(self.symbols) + list(self.actions) + ["players", "true", "false", "none"]
         return names

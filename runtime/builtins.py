@@ -220,7 +220,7 @@ BUILTINS: tuple[Builtin, ...] = (
             "The second item of every pair whose first item is the key (a lookup table as pairs).",
             "partners([[red, blue], [red, green]], red)", _partners),
     Builtin("with_entry", ("coll[T]", "str"), "list[T]", "The things in a list or zone made from an entry.",
-            "with_entry(hand of p, potion_card)", _with_entry),
+            "with_entry(hand of p, some_card)", _with_entry),
     Builtin("neighbours", ("list[list[T]]", "T"), "list[T]",
             "The nodes joined to a node by an edge of a graph given as a list of pairs (edges go both ways).",
             "neighbours(roads, here)", _neighbours),
