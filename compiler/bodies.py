@@ -182,7 +182,7 @@ class BodyCompiler:
 
     def _behaviour(self, b):
         """An entry's code for a behaviour field (or its kind's default). A fn only computes:
-        it is compiled as a question, so anything that would change the game is E0330."""
+        whatever in its code (or in what it calls) would change the game is E0330."""
         if b.type.ret is not None:
             why = why_code_changes(self.syms, {p for p, _ in b.type.params}, b.body, b.value)
             if why is not None:

@@ -288,9 +288,8 @@ class Expressions:
     def e_MethodCall(self, e: A.MethodCall):
         """`entry.field(args)`: the code the entry gives for a behaviour field (or its kind's default)."""
         t = self.expr(e.obj)
-        for a in e.args if t == ANY else ():
-            self.expr(a)
         if t == ANY:
+            self._arguments(e, None)
             return ANY
         info = self.syms.kinds.get(t.name) if self.types.is_kind(t) else None
         field = info.fields.get(e.name) if info is not None else None
@@ -300,35 +299,32 @@ class Expressions:
             hint = did_you_mean(e.name, code) or (f"its behaviours: {', '.join(code)}" if code else
                                                   "behaviours are fields of a kind typed 'fn(...)' or 'proc(...)'")
             self.error("E0305", what, e.span, hint)
-            for a in e.args:
-                self.expr(a)
+            self._arguments(e, None)
             return ANY
         sig = field[0]
         if self.pure and sig.ret is None:
             self.error("E0330", f"'{e.name}' is a procedure: this context may only compute a value", e.span)
-        if len(e.args) != len(sig.params):
-            self.error("E0306", f"'{e.name}' takes {len(sig.params)} argument{'s' if len(sig.params) != 1 else ''}, "
-                       f"but {len(e.args)} {'were' if len(e.args) != 1 else 'was'} given", e.span)
-        for i, a in enumerate(e.args):
-            at = self.expr(a)
-            if i < len(sig.params):
-                pname, ptype = sig.params[i]
-                self.expect(at, ptype, a.span, f"argument '{pname}' of '{e.name}'")
+        self._arguments(e, sig.params)
         self.emit(O.CALL_FIELD, (t.name, e.name, len(e.args)))
         return sig.ret if sig.ret is not None else NONE
 
     def _action_option(self, action, e: A.Call) -> Type:
         """`play_card(c, target)`: the option of taking an action with these arguments, as
         an 'act' decision offers it (a policy's answer); it does not take the action."""
-        ok = self._arity(e, len(action.params))
         self.emit(O.CONST, action.index)
+        self._arguments(e, action.params)
+        self.emit(O.BUILD_LIST, 1 + len(e.args))
+        return ACTION
+
+    def _arguments(self, e, params) -> None:
+        """Compute a call's arguments in order, each checked against its parameter [(name, type)]
+        when the count is right (params None: only computed, after an error already reported)."""
+        ok = params is not None and self._arity(e, len(params))
         for i, a in enumerate(e.args):
             t = self.expr(a)
             if ok:
-                pname, ptype = action.params[i]
+                pname, ptype = params[i]
                 self.expect(t, ptype, a.span, f"argument '{pname}' of '{e.name}'")
-        self.emit(O.BUILD_LIST, 1 + len(e.args))
-        return ACTION
 
     def _as_entry(self, e: A.Call) -> Type:
         """KIND(text): view a text (e.g. a thing's .entry) as an entry of that kind."""

@@ -22,6 +22,8 @@ from typing import Optional
 from runebook.dsl import ast as A
 from runebook.runtime.builtins import RANDOM as RANDOM_BUILTINS  # builtins that draw from the match RNG
 
+from .symbols import Behaviour
+
 # What each statement or expression that changes the game does, in words for diagnostics.
 _CHANGES = {
     A.Move: "moves a thing", A.Destroy: "destroys a thing", A.Roll: "rolls dice",
@@ -73,6 +75,10 @@ def _analyse(syms) -> dict:
     something that changes the game; nodes are visited in declaration order, so
     the reason given is the same on every run.
     """
+    # A call of a behaviour field named like any kind's procedure field acts (a fn field only
+    # computes: its code is checked to, where it is written).
+    syms.procedure_fields = {name for info in syms.kinds.values() for name, (t, _) in info.fields.items()
+                             if isinstance(t, Behaviour) and t.ret is None}
     edges: dict = {}   # node -> the nodes it calls or emits
     why: dict = {}     # node -> why it changes the game
     for name, fn in syms.functions.items():
@@ -147,7 +153,7 @@ def _effects(syms, node, reached: list) -> Optional[str]:
         if reason is not None:
             return reason
         target = None
-        if isinstance(n, A.MethodCall) and n.name in _procedure_fields(syms):
+        if isinstance(n, A.MethodCall) and n.name in syms.procedure_fields:
             return f"calls the procedure field '{n.name}'"
         if isinstance(n, A.Call):
             if n.name in RANDOM_BUILTINS:
@@ -168,9 +174,3 @@ def _assigns_game_state(syms, target, local: set) -> bool:
         return target.name not in local and target.name in syms.globals
     return not (isinstance(target, A.Field) and isinstance(target.obj, A.Name) and target.obj.name == "event")
 
-
-def _procedure_fields(syms) -> set:
-    """Names of behaviour fields that are procedures, in any kind: a call of one acts.
-    (A fn field only computes: its code is checked to, where it is written.)"""
-    return {name for info in syms.kinds.values() for name, (t, _) in info.fields.items()
-            if getattr(t, "ret", "") is None}

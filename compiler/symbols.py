@@ -30,7 +30,8 @@ class Behaviour:
 @dataclass
 class KindInfo:
     name: str
-    fields: dict            # field -> (type or Behaviour, default value or MISSING; a behaviour: its FieldDecl)
+    fields: dict            # field -> (Type or Behaviour, default: a constant's AST, a BehaviourBody, or
+                            # MISSING; None for a behaviour default already reported)
     entries: list           # entry ids in declaration order
     span: Optional[Span]
     held: list = field(default_factory=list)  # [("zone", index) | ("var", slot)]: where its entries are in play
@@ -102,6 +103,7 @@ class Symbols:
     initial: dict = field(default_factory=dict)      # var name -> initial value
     changes: Optional[dict] = None                   # fn name -> why calling it changes the game (purity.py)
     changes_events: Optional[dict] = None            # event -> why emitting it changes the game (purity.py)
+    procedure_fields: set = field(default_factory=set)  # behaviour fields that are procedures (purity.py)
     declared_at: dict = field(default_factory=dict)  # top-level name -> Span (one namespace)
     choice_types: dict = field(default_factory=dict) # choose tag -> option Type
     emitted: set = field(default_factory=set)        # events some script emits

@@ -387,10 +387,8 @@ def _call(w, arg, memo: bool):
         args_text = ", ".join(args + ["None"] * (nparams - len(args)) + ["_dp + 1"])
     else:
         args_text = ", ".join(args)
-    call = f"f{fn_index}({args_text})"
-    if fn_index in ctx.generators:
-        call = f"(yield from {call})"
-    guard = STEP + (f"\nif _dp > {MAX_DEPTH}: _deep()" if ctx.track_depth else "")
+    call = _invoke(f"f{fn_index}", args_text, fn_index in ctx.generators)
+    guard = _call_guard(ctx)
     slot = w.next_slot()
     if memo:
         key = f"({fn_index}, {', '.join(args)},)" if args else f"({fn_index},)"
@@ -411,12 +409,19 @@ def _call_field(w, arg):
     entry = w.pop()
     ctx = w.ctx
     args_text = ", ".join(args + (["_dp + 1"] if ctx.track_depth else []))
-    call = f"_FN[_c]({args_text})"
-    if behaviour_targets(ctx.program, kind, field)[0] in ctx.generators:
-        call = f"(yield from {call})"
-    guard = STEP + (f"\nif _dp > {MAX_DEPTH}: _deep()" if ctx.track_depth else "")
-    w.result(f"_c = _behaviour(_ENTRIES, {entry}, {_const(kind)}, {_const(field)})", guard,
+    call = _invoke("_FN[_c]", args_text, behaviour_targets(ctx.program, kind, field)[0] in ctx.generators)
+    w.result(f"_c = _behaviour(_ENTRIES, {entry}, {_const(kind)}, {_const(field)})", _call_guard(ctx),
              f"{w.next_slot()} = {call}")
+
+
+def _invoke(callee: str, args_text: str, generator: bool) -> str:
+    call = f"{callee}({args_text})"
+    return f"(yield from {call})" if generator else call
+
+
+def _call_guard(ctx) -> str:
+    """What a call does before it starts: spend a step, and (when calls may nest deep) check the depth."""
+    return STEP + (f"\nif _dp > {MAX_DEPTH}: _deep()" if ctx.track_depth else "")
 
 
 def _holders(w, arg):

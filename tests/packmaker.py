@@ -13,6 +13,20 @@ from runebook.compiler.pack import compile_pack
 
 MANIFEST = "name: {name}\ntitle: {title}\nversion: '1'\nplayers: {players}\n"
 CONTRACT = "proc play() {}\nfn score(p: player) -> int { return 0 }\n"
+# A whole game in a few lines: each player picks 1, 2 or 3 and scores it (one decision a seat).
+PICK_ONE = """\
+var total: int per player = 0
+proc play() {
+  for p in players {
+    let c = choose pick from [1, 2, 3] for p
+    p.total += c
+    log "{p} picks {c}."
+  }
+}
+fn score(p: player) -> int {
+  return p.total
+}
+"""
 
 
 def manifest(name: str, extra: str = "", players: str = "{min: 1, max: 2}") -> str:

@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 from runebook.cli.main import app, main
 
-from packmaker import write_pack  # tests/packmaker.py
+from packmaker import PICK_ONE, write_pack  # tests/packmaker.py
 
 runner = CliRunner()
 
@@ -37,19 +37,7 @@ FAULTY = {"main.rune": """\
     }
 """}
 
-TINY = """\
-    var total: int per player = 0
-    proc play() {
-      for p in players {
-        let c = choose pick from [1, 2, 3] for p
-        p.total += c
-        log "{p} picks {c}."
-      }
-    }
-    fn score(p: player) -> int {
-      return p.total
-    }
-"""
+TINY = PICK_ONE
 
 
 @pytest.fixture

@@ -26,7 +26,7 @@ from runebook.cli.main import app
 from runebook.compiler.pack import compile_pack
 from runebook.dsl.diagnostics import Diagnostic
 
-from packmaker import CONTRACT, write_pack  # tests/packmaker.py
+from packmaker import CONTRACT, PICK_ONE, write_pack  # tests/packmaker.py
 from programgen import SeededProgramGen, compile_generated  # tests/programgen.py
 
 FUZZ = settings(max_examples=200, deadline=None, derandomize=True, database=None,
@@ -190,17 +190,7 @@ runner = CliRunner()
 def logged(tmp_path_factory):
     """A real log of a small match, to mutate."""
     folder = tmp_path_factory.mktemp("logs")
-    pack = write_pack(folder / "tiny", {"main.rune": """\
-        var total: int per player = 0
-        proc play() {
-          for p in players {
-            let c = choose pick from [1, 2, 3] for p
-            p.total += c
-            log "{p} picks {c}."
-          }
-        }
-        fn score(p: player) -> int { return p.total }
-        """})
+    pack = write_pack(folder / "tiny", {"main.rune": PICK_ONE})
     log = folder / "match.jsonl"
     result = runner.invoke(app, ["play", str(pack), "--seed", "3", "--players", "2", "--log", str(log)])
     assert result.exit_code == 0, result.output
