@@ -31,7 +31,7 @@ REFERENCES: dict[str, tuple] = {
     **dict.fromkeys(("FOR_ITER", "FOR_ITER_LOAD"), (("locals", 2),)),
     "LOCAL_EVENT_FIELD": (("locals", 0),),
 }
-_VARIABLES = ("player_vars", "thing_vars")  # shown after the local holding them: `p.hero`
+_VARIABLES = ("player_vars", "thing_vars")  # shown after the local holding them: `p.role`
 
 
 def _tables(program, fn) -> dict:
@@ -60,7 +60,7 @@ def _indexes(name: str, arg) -> list:
 
 
 def _note(tables: dict, name: str, arg) -> Optional[str]:
-    """What a numeric operand refers to: `c`, `fn score`, `p.hero`, ..."""
+    """What a numeric operand refers to: `c`, `fn score`, `p.role`, ..."""
     note = ""
     for table, index in _indexes(name, arg):
         rows = tables[table]

@@ -537,7 +537,7 @@ class Expressions:
         for action_name in self.syms.groups[e.group]:
             info = self.syms.actions[action_name]
             # An action whose parameter-free requirements fail offers nothing: test
-            # them here and skip its enumerator call (most hero actions are off).
+            # them here and skip its enumerator call (most actions of one role or card are off).
             skip = self._action_guard(info, pslot)
             if info.decl.params:
                 # Each enumerator returns its options; gather them in declaration order.
@@ -602,7 +602,7 @@ class Expressions:
     def _run_handlers(self, event: str, handlers: list, params: dict) -> None:
         """Call each handler whose 'when' holds, best priority first, until one cancels.
 
-        Most handlers belong to one hero or card: their 'when' is tested here and
+        Most handlers belong to one role or card: their 'when' is tested here and
         the call skipped when it fails. Fields no handler can change (typically
         event.player) are read once into locals the guards share, so a run of
         guards on one player's variable becomes a single SWITCH_VAR.

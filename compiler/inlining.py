@@ -159,7 +159,7 @@ class Inlining:
         """A function whose whole body is 'return EXPR' is compiled in place.
 
         Calls cost a frame and several instructions; content is full of tiny
-        predicates (is_monster, novice, ...), so this is the interpreter's
+        predicates (is_face, ready, ...), so this is the interpreter's
         biggest single saving. Behaviour is unchanged: the arguments are still
         evaluated once, left to right, before the body.
         """

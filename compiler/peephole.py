@@ -100,7 +100,7 @@ def _switch_chains(code: list) -> list:
     """Turn chains of guards on one variable into switches (same length, same targets).
 
     An act site tests each action's guard in turn, and most guards ask one thing:
-    `actor.hero == X`. When a test fails, control goes straight to the next test
+    `actor.role == X`. When a test fails, control goes straight to the next test
     of the same variable, so from any test the first block whose value matches
     is known in advance: SWITCH_VAR jumps there (or falls through when that is
     its own block, or leaves the chain) in one dictionary lookup.
