@@ -37,10 +37,10 @@ _VARIABLES = ("player_vars", "thing_vars")  # shown after the local holding them
 def _tables(program, fn) -> dict:
     """Each table's names, by index: the program's own (made once per program, a pack
     has hundreds of functions to list) and the function's locals."""
-    shared = program.runtime_cache.get("disasm names")
+    shared = program.derived.names
     if shared is None:
         from runebook.runtime.builtins import BUILTINS
-        shared = program.runtime_cache["disasm names"] = {
+        shared = program.derived.names = {
             "functions": [f.name for f in program.functions], "builtins": [b.name for b in BUILTINS],
             "zones": [z.name for z in program.zones], "globals": [v.name for v in program.globals],
             "player_vars": [v.name for v in program.player_vars],

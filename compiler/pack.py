@@ -412,7 +412,7 @@ def load_program(name_or_path: str, use_cache: bool = True):
                 if cached is not None:
                     program = Program.from_cache_bytes(cached, expect_engine=ENGINE_VERSION)
                     if program.pack_hash == phash:
-                        program.runtime_cache["cache_key"] = key
+                        program.derived.cache_key = key
                         return program
         except Exception:  # noqa: BLE001 - a damaged entry or odd manifest: compile properly below
             pass
@@ -425,7 +425,7 @@ def load_program(name_or_path: str, use_cache: bool = True):
         raise ContentError([d for d in diags if d.severity == "error"] or diags)
     if use_cache:
         key = _cache_key(pack.name, phash)
-        program.runtime_cache["cache_key"] = key
+        program.derived.cache_key = key
         try:
             write_signed("packs", _cache_file(key), program.to_cache_bytes())
         except OSError:

@@ -126,8 +126,7 @@ class PolicyAgent(Agent):
 def _constant_ratings(program, policy: str) -> dict:
     """{rating function: its value} for the policy's ratings that are constants: they are
     read, not run (the same answer, no engine call). Found once per program."""
-    key = f"constant ratings of {policy}"
-    constants = program.runtime_cache.get(key)
+    constants = program.derived.constant_ratings.get(policy)
     if constants is None:
         ratings = program.policies[policy]
         constants = {}
@@ -135,7 +134,7 @@ def _constant_ratings(program, policy: str) -> dict:
             is_constant, value = program.functions[fn].constant_result()
             if is_constant:
                 constants[fn] = value
-        program.runtime_cache[key] = constants
+        program.derived.constant_ratings[policy] = constants
     return constants
 
 

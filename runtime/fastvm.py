@@ -5,7 +5,7 @@ done, result) and its behaviour to the step; runtime/vm.py stays the
 reference semantics, and tests/test_fastpath.py runs every pack on both.
 
 The generated module (runtime/pysource.py) is compiled once per program and
-kept on the Program (`runtime_cache`); it is also cached on disk as marshalled
+kept on the Program (`program.derived.fast_module`); it is also cached on disk as marshalled
 code (in the cache folder's `fast/`). Its functions read the running match from
 module globals (`_W` the world, `_M` the memo, `_steps` the budget, ...), so
 one compiled module serves every match of a process; each FastVM binds its
@@ -147,12 +147,10 @@ def _source_breaks(fn) -> tuple:
 
 def fast_module(program) -> FastModule:
     """The program's compiled module, made once per program (and shared by its copies)."""
-    cache = program.runtime_cache
-    module = cache.get("fast")
-    if module is None:
-        module = _cached_module(program) if cache.get("cache_key") else FastModule.build(program)
-        cache["fast"] = module
-    return module
+    derived = program.derived
+    if derived.fast_module is None:
+        derived.fast_module = _cached_module(program) if derived.cache_key else FastModule.build(program)
+    return derived.fast_module
 
 
 # ------------------------------------------------------------------ disk cache
@@ -166,13 +164,13 @@ def _translator_digest() -> str:
 
 def _cache_name(program) -> str:
     tag = sys.implementation.cache_tag  # marshalled code is only valid for one Python version
-    return f"{program.runtime_cache['cache_key']}-{_translator_digest()}-{tag}.bin"
+    return f"{program.derived.cache_key}-{_translator_digest()}-{tag}.bin"
 
 
 def _cached_module(program) -> FastModule:
     """From the disk cache, or built and stored there.
 
-    Only programs loaded through the pack cache are cached: their runtime_cache["cache_key"]
+    Only programs loaded through the pack cache are cached: their derived.cache_key
     names exactly the bytecode translated (the pack's hash alone does not: a changed
     compiler makes other bytecode from the same pack). The entry is marshalled code, so it
     is only unmarshalled when this user's key signed it (base/paths.py): a file put

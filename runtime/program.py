@@ -76,6 +76,20 @@ class Action:
 
 
 @dataclass(slots=True)
+class Derived:
+    """What the runtime derives from a program and keeps beside it, each in its named place.
+
+    Never part of the program's identity; shared by the copies dataclasses.replace makes
+    (card tests add functions to a copy and reuse the compiled module). Only `cache_key`
+    travels to worker processes: the rest holds functions that do not pickle, and is
+    made again (or read from disk) where it is needed."""
+    cache_key: str | None = None       # the pack-cache entry it was loaded through; None: never cached
+    fast_module: Any = None            # runtime.fastvm.FastModule, built on first use
+    constant_ratings: dict = field(default_factory=dict)  # policy -> {rating fn: its constant value}
+    names: dict | None = None          # what the disassembler calls functions, zones, variables by index
+
+
+@dataclass(slots=True)
 class Program:
     name: str
     title: str
@@ -98,9 +112,7 @@ class Program:
     groups: dict                  # group -> [action index]
     policies: dict                # name -> {"action": {action index: fn}, "choice": {tag: fn},
                                   #          "decide": {"action": {group: fn}, "choice": {tag: fn}}}
-    # What a backend derives from the program (the fast path's compiled module); never
-    # serialised, and shared by copies made with dataclasses.replace (card tests).
-    runtime_cache: dict = field(default_factory=dict, repr=False, compare=False)
+    derived: Derived = field(default_factory=Derived, repr=False, compare=False)
 
     # ---------------------------------------------------------------- serialisation
     def __getstate__(self) -> dict:
@@ -108,7 +120,7 @@ class Program:
         # functions that do not pickle) and is rebuilt, or read from disk, where it is needed;
         # plain facts (whether it may be cached on disk) travel.
         state = {f.name: getattr(self, f.name) for f in fields(self)}
-        state["runtime_cache"] = {k: v for k, v in self.runtime_cache.items() if isinstance(v, (bool, int, str))}
+        state["derived"] = Derived(cache_key=self.derived.cache_key)
         return state
 
     def __setstate__(self, state: dict) -> None:

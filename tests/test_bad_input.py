@@ -349,7 +349,7 @@ def test_a_changed_compiler_never_reuses_old_translations(tmp_path, monkeypatch)
         return ("changed" if any(f.parent.name == "compiler" for f in files) else "") + real_digest(*files)
     monkeypatch.setattr(paths, "code_digest", compiler_changed)
     new = load_program(str(pack))
-    assert new.pack_hash == old.pack_hash and new.runtime_cache["cache_key"] != old.runtime_cache["cache_key"]
+    assert new.pack_hash == old.pack_hash and new.derived.cache_key != old.derived.cache_key
     built = []
     monkeypatch.setattr(FastModule, "build", classmethod(lambda cls, prog: built.append(prog) or old_module))
     fast_module(new)
