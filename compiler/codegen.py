@@ -21,6 +21,7 @@ from runebook.runtime.program import Function
 
 from .declarations import keyword_name
 from .peephole import optimise
+from .stackcheck import verify as verify_stack
 from .symbols import Symbols
 from .expressions import Expressions, a_type
 from .inlining import Inlining, names_in
@@ -110,10 +111,12 @@ class FunctionCompiler(Expressions, Inlining):
 
     def finish(self, nparams: int) -> Function:
         """The body's last stage: its implicit return, then the peephole pass (fused pairs,
-        threaded jumps, guard chains made switches), then the Function."""
+        threaded jumps, guard chains made switches), the stack check, then the Function."""
         self.emit(O.CONST, self.return_value)
         self.emit(O.RETURN)
         code, lines, origins = optimise(self.code, self.lines, self.origins)
+        if not any(d.severity == "error" for d in self.diags):  # code with errors is never run
+            verify_stack(self.name, code)
         return Function(self.name, nparams, len(self.local_names), code, lines,
                         self.file, self.local_names, origins if self.inlined else [], self.inlined)
 

@@ -41,23 +41,27 @@ def bytecode_markdown() -> str:
         "",
         "Compiled scripts are lists of `(opcode, operand)` pairs run by the stack machine in",
         "`runtime/vm.py`. This page lists every opcode of the table in `runtime/opcodes.py`,",
-        "the single source of truth for the emitter (`compiler/`), the interpreter's dispatch",
-        "and this page; `tests/test_opcodes.py` checks that they agree.",
+        "the single source of truth for the emitter (`compiler/`), the stack check run on",
+        "every compiled function (`compiler/stackcheck.py`), the interpreter's dispatch",
+        "(generated from the table), the fast path's translator and this page;",
+        "`tests/test_opcodes.py` checks that they agree.",
         "",
         "*Stack* is `pops → pushes`: how many values the instruction takes from the operand",
         "stack and how many it leaves. `n` means the count depends on the operand (for",
         "example `BUILD_LIST 3` pops three values; `CALL (f, argc)` pops `argc` arguments).",
-        "A backward `JUMP` and each `CALL` spend one step of the budget (every loop, a `for`",
-        "loop too, turns back through a backward `JUMP`; see the language reference, *Limits*).",
+        "*Effect* says what else an instruction does: **changes** the game (answers remembered",
+        "from read-only functions are forgotten), or **spends** a step of the budget: a backward",
+        "`JUMP` and each call (every loop, a `for` loop too, turns back through a backward `JUMP`;",
+        "see the language reference, *Limits*).",
         "",
         f"{len(OPS)} opcodes.",
         "",
-        "| code | name | operand | stack | what it does |",
-        "| ---: | --- | --- | :---: | --- |",
+        "| code | name | operand | stack | effect | what it does |",
+        "| ---: | --- | --- | :---: | --- | --- |",
     ]
     for op in OPS:
         operand = f"`{_cell(op.operand)}`" if op.operand else "—"
-        lines.append(f"| {op.code} | `{op.name}` | {operand} | {_stack(op)} | {_cell(op.doc)} |")
+        lines.append(f"| {op.code} | `{op.name}` | {operand} | {_stack(op)} | {op.effect or '—'} | {_cell(op.doc)} |")
     return "\n".join(lines) + "\n"
 
 

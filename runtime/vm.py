@@ -7,11 +7,14 @@ step budget spent at backward jumps (every turn of a loop passes one) and
 calls; running out is a ScriptError naming the script and its source line,
 never a hang.
 
-Dispatch is an if/elif chain over small integers. The opcode table numbers
-opcodes by how often they run in real matches (measured on the built-in packs, see
-docs/PERFORMANCE.md), and the chain is split into ranges (< 8, < 16, < 32,
-the rest): the number of comparisons is most of an instruction's cost, so
-the hottest opcodes are reached in one to four tests.
+The dispatch loop is generated when this module loads, from the opcode table
+(runtime/opcodes.py) and one body per opcode (BODIES below): an if/elif chain
+over small integers. The table numbers opcodes by how often they run in real
+matches (measured on the built-in packs, see docs/PERFORMANCE.md), and the
+chain is split into ranges (DISPATCH_RANGES): the number of comparisons is most
+of an instruction's cost, so the hottest opcodes are reached in one to four
+tests. An opcode the table marks "changes" clears the memo before its body; one
+marked "spends" writes SPEND where it spends a step, and only those may.
 
 Functions that only read the game (decided by the compiler) are called with
 CALL_MEMO: their result is kept for the same arguments until any opcode
@@ -20,8 +23,10 @@ ratings ask the same questions many times between two moves.
 """
 from __future__ import annotations
 
+import ast
 from typing import Optional
 
+from . import opcodes as O
 from .builtins import BUILTINS, ScriptFault
 from .scripting import (CALL_BUDGET, DEFAULT_BUDGET, MAX_DEPTH, SCRIPT_FAILURES, Decision, OutOfSteps, ScriptError,
                         behaviour, divide_down, divide_up, index_item, narrate, no_choice_here, no_player, not_an_entry,
@@ -98,359 +103,425 @@ class VM:
         del stack[len(stack) - argc:]
         return narrate(self, fn_index, args, private)
 
-    # ---------------------------------------------------------------- the loop
-    def _run(self) -> Optional[Decision]:
-        frames = self.frames
-        frame = frames[-1]
-        code = frame.fn.code
-        pc = frame.pc
-        stack = frame.stack
-        locs = frame.locals
-        world = self.world
-        memo = self.memo  # results of read-only functions; every change to the game clears it
-        steps = self.budget
-        try:
-            while True:
-                op, arg = code[pc]
-                pc += 1
-                if op < 8:
-                    if op == 0:  # LOAD_LOCAL
-                        stack.append(locs[arg])
-                    elif op == 1:  # CONST
-                        stack.append(arg)
-                    elif op == 2:  # FOR_ITER_LOAD
-                        items_slot, index_slot, var_slot, end, push_slot = arg
-                        items = locs[items_slot]
-                        i = locs[index_slot]
-                        if i < len(items):
-                            locs[var_slot] = items[i]
-                            locs[index_slot] = i + 1
-                            stack.append(locs[push_slot])
-                        else:
-                            pc = end
-                    elif op == 3:  # JUMP_IF_FALSE
-                        if not stack.pop():
-                            pc = arg
-                    elif op == 4:  # STORE_LOAD
-                        locs[arg[0]] = stack.pop()
-                        stack.append(locs[arg[1]])
-                    elif op == 5:  # JUMP
-                        if arg < pc:
-                            steps -= 1
-                            if steps < 0:
-                                raise OutOfSteps()
-                        pc = arg
-                    elif op == 6:  # JUMP_IF_NE_CONST
-                        if stack.pop() != arg[0]:
-                            pc = arg[1]
-                    elif op == 7:  # CALL_BUILTIN
-                        index, argc = arg
-                        args = stack[len(stack) - argc:]
-                        del stack[len(stack) - argc:]
-                        stack.append(BUILTINS[index].impl(world, *args))
-                elif op < 16:
-                    if op == 8:  # STORE_LOCAL
-                        locs[arg] = stack.pop()
-                    elif op == 9:  # JUMP_IF_VAR_NE
-                        slot, var, value, target = arg
-                        if locs[slot].vars[var] != value:
-                            pc = target
-                    elif op == 10:  # ADD
-                        b = stack.pop()
-                        v = stack[-1] + b
-                        stack[-1] = v if type(v) is int and -INT_BOUND < v < INT_BOUND else sized(v)
-                    elif op == 11:  # ITER_START
-                        v = stack.pop()
-                        locs[arg[0]] = tuple(v.items) if type(v) is Zone else v
-                        locs[arg[1]] = 0
-                    elif op == 12:  # RETURN
-                        value = stack.pop()
-                        if frames.pop().memo_key is not None:
-                            memo[frame.memo_key] = value
-                        if not frames:
-                            self.result = value
-                            self.done = True
-                            return None
-                        frame = frames[-1]
-                        code, pc, stack, locs = frame.fn.code, frame.pc, frame.stack, frame.locals
-                        stack.append(value)
-                    elif op == 13:  # ENTRY_FIELD
-                        stack[-1] = world.entries[stack[-1]][arg]
-                    elif op == 14:  # ZONE
-                        stack.append(world.zones[arg])
-                    elif op == 15:  # BUILD_LIST
-                        if arg:
-                            items = tuple(stack[-arg:])
-                            del stack[-arg:]
-                            stack.append(items)
-                        else:
-                            stack.append(())
-                elif op < 32:
-                    if op == 16:  # LOAD_LOCAL2
-                        stack.append(locs[arg[0]])
-                        stack.append(locs[arg[1]])
-                    elif op == 17:  # PLAYER_VAR
-                        stack[-1] = stack[-1].vars[arg]
-                    elif op == 18:  # IN
-                        b = stack.pop()
-                        stack[-1] = stack[-1] in (b.items if type(b) is Zone else b)
-                    elif op == 19:  # LOCAL_PLAYER_VAR
-                        stack.append(locs[arg[0]].vars[arg[1]])
-                    elif op == 20 or op == 21:  # CALL_MEMO, CALL
-                        fn_index, argc = arg
-                        # CALL_MEMO: a read-only function; reuse its result while the game is unchanged
-                        key = (fn_index, *stack[len(stack) - argc:]) if op == 20 else None
-                        if key is not None and key in memo:
-                            if argc:
-                                del stack[-argc:]
-                            stack.append(memo[key])
-                            continue
-                        steps -= 1
-                        if steps < 0:
-                            raise OutOfSteps()
-                        if len(frames) > MAX_DEPTH:
-                            too_deep()
-                        args = stack[len(stack) - argc:] if argc else ()
-                        if argc:
-                            del stack[-argc:]
-                        frame.pc = pc
-                        frame = Frame(self.functions[fn_index], args, key)
-                        frames.append(frame)
-                        code, pc, stack, locs = frame.fn.code, 0, frame.stack, frame.locals
-                    elif op == 22:  # SWITCH_VAR
-                        target = arg[2].get(locs[arg[0]].vars[arg[1]], arg[3])
-                        if target != pc - 1:
-                            pc = target
-                    elif op == 23:  # LOCAL_EVENT_FIELD
-                        ev = locs[arg[0]]
-                        stack.append(ev.cancelled if arg[1] == "cancelled" else ev.fields[arg[1]])
-                    elif op == 24:  # ZONE_OF
-                        stack[-1] = world.zones[arg][stack[-1].seat]
-                    elif op == 25:  # AS_ENTRY
-                        v = stack[-1]
-                        if v not in self.entries_of.get(arg, ()) and v is not None:
-                            not_an_entry(v, arg)
-                    elif op == 26:  # JUMP_IF_TRUE
-                        if stack.pop():
-                            pc = arg
-                    elif op == 27:  # LOCAL_FACE
-                        stack.append(locs[arg].face)
-                    elif op == 28:  # JUMP_IF_CANCELLED
-                        if locs[arg[0]].cancelled:
-                            pc = arg[1]
-                    elif op == 29:  # THING_ENTRY
-                        stack[-1] = stack[-1].entry
-                    elif op == 30:  # NEW_LIST
-                        stack.append([])
-                    elif op == 31:  # APPEND
-                        locs[arg].append(stack.pop())
-                else:
-                    if op == 32:  # SUB
-                        b = stack.pop()
-                        v = stack[-1] - b
-                        stack[-1] = v if -INT_BOUND < v < INT_BOUND else sized(v)
-                    elif op == 33:  # THING_FACE
-                        stack[-1] = stack[-1].face
-                    elif op == 34:  # POP
-                        stack.pop()
-                    elif op == 35:  # GT
-                        b = stack.pop()
-                        stack[-1] = stack[-1] > b
-                    elif op == 36:  # LOAD_GLOBAL
-                        stack.append(world.globals[arg])
-                    elif op == 37:  # JUMP_IF_EQ_CONST
-                        if stack.pop() == arg[0]:
-                            pc = arg[1]
-                    elif op == 38:  # ENTRIES
-                        stack.append(self.entries_of[arg])
-                    elif op == 39:  # EQ
-                        b = stack.pop()
-                        stack[-1] = stack[-1] == b
-                    elif op == 40:  # FOR_ITER
-                        # the same step as FOR_ITER_LOAD, written twice: each lives in its own dispatch range
-                        items_slot, index_slot, var_slot, end = arg
-                        items = locs[items_slot]
-                        i = locs[index_slot]
-                        if i < len(items):
-                            locs[var_slot] = items[i]
-                            locs[index_slot] = i + 1
-                        else:
-                            pc = end
-                    elif op == 41:  # MOVE
-                        if memo:
-                            memo.clear()
-                        zone = stack.pop()
-                        world.move(stack.pop(), zone, arg)
-                    elif op == 42:  # EVENT_FIELD
-                        ev = stack[-1]
-                        stack[-1] = ev.cancelled if arg == "cancelled" else ev.fields[arg]
-                    elif op == 43:  # MUL
-                        b = stack.pop()
-                        v = stack[-1] * b
-                        stack[-1] = v if -INT_BOUND < v < INT_BOUND else sized(v)
-                    elif op == 44:  # NEW_EVENT
-                        name, fields = arg
-                        n = len(fields)
-                        values = stack[len(stack) - n:] if n else ()
-                        if n:
-                            del stack[-n:]
-                        stack.append(Event(name, dict(zip(fields, values))))
-                    elif op == 45:  # DUP
-                        stack.append(stack[-1])
-                    elif op == 46:  # INDEX
-                        i = stack.pop()
-                        stack[-1] = index_item(stack[-1], i)
-                    elif op == 47:  # NE
-                        b = stack.pop()
-                        stack[-1] = stack[-1] != b
-                    elif op == 48:  # LT
-                        b = stack.pop()
-                        stack[-1] = stack[-1] < b
-                    elif op == 49:  # LE
-                        b = stack.pop()
-                        stack[-1] = stack[-1] <= b
-                    elif op == 50:  # GE
-                        b = stack.pop()
-                        stack[-1] = stack[-1] >= b
-                    elif op == 51:  # MOD
-                        b = stack.pop()
-                        stack[-1] = remainder(stack[-1], b)
-                    elif op == 52:  # DIV_UP
-                        b = stack.pop()
-                        stack[-1] = divide_up(stack[-1], b)
-                    elif op == 53:  # DIV_DOWN
-                        b = stack.pop()
-                        stack[-1] = divide_down(stack[-1], b)
-                    elif op == 54:  # NEG
-                        stack[-1] = -stack[-1]
-                    elif op == 55:  # NOT
-                        stack[-1] = not stack[-1]
-                    elif op == 56:  # STORE_GLOBAL
-                        if memo:
-                            memo.clear()
-                        world.globals[arg] = stack.pop()
-                    elif op == 57:  # LOAD_OPTION
-                        stack.append(world.options[arg])
-                    elif op == 58:  # SET_PLAYER_VAR
-                        if memo:
-                            memo.clear()
-                        v = stack.pop()
-                        stack.pop().vars[arg] = v
-                    elif op == 59:  # THING_VAR
-                        stack[-1] = stack[-1].vars[arg]
-                    elif op == 60:  # SET_THING_VAR
-                        if memo:
-                            memo.clear()
-                        v = stack.pop()
-                        stack.pop().vars[arg] = v
-                    elif op == 61:  # SET_FACE
-                        if memo:
-                            memo.clear()
-                        v = stack.pop()
-                        world.set_face(stack.pop(), v)
-                    elif op == 62:  # THING_OWNER
-                        stack[-1] = owner_of(stack[-1])
-                    elif op == 63:  # THING_ZONE
-                        stack[-1] = stack[-1].zone
-                    elif op == 64:  # ZONE_OWNER
-                        stack[-1] = stack[-1].owner
-                    elif op == 65:  # PLAYER_SEAT
-                        stack[-1] = stack[-1].seat + 1
-                    elif op == 66:  # SET_EVENT_FIELD
-                        if memo:
-                            memo.clear()
-                        v = stack.pop()
-                        stack.pop().fields[arg] = v
-                    elif op == 67:  # PLAYERS
-                        stack.append(world.players_tuple)
-                    elif op == 68:  # TO_LIST
-                        v = stack[-1]
-                        if type(v) is Zone:
-                            stack[-1] = tuple(v.items)
-                    elif op == 69:  # FREEZE
-                        stack[-1] = tuple(stack[-1])
-                    elif op == 70:  # CREATE
-                        if memo:
-                            memo.clear()
-                        zone = stack.pop()
-                        stack[-1] = world.create(stack[-1], zone)
-                    elif op == 71:  # DESTROY
-                        if memo:
-                            memo.clear()
-                        world.destroy(stack.pop())
-                    elif op == 72:  # ROLL
-                        if memo:
-                            memo.clear()
-                        world.roll(stack.pop())
-                    elif op == 73:  # SHUFFLE
-                        if memo:
-                            memo.clear()
-                        world.shuffle(stack.pop())
-                    elif op == 74:  # RANDOM_FROM
-                        stack[-1] = world.random_from(stack[-1])
-                    elif op == 75:  # TEXT
-                        parts = stack[len(stack) - arg:]
-                        del stack[len(stack) - arg:]
-                        stack.append(world.text_of(parts))
-                    elif op == 76:  # NARRATE
-                        world.narration.append(self._narrate(arg, stack, False))
-                    elif op == 77:  # CANCEL
-                        if memo:
-                            memo.clear()
-                        locs[arg].cancelled = True
-                    elif op == 78 or op == 79:  # DECIDE, DECIDE_ACTION
-                        player = stack.pop()
-                        options = stack.pop()
-                        if player is None:
-                            no_player()
-                        if len(options) <= 1:  # nothing to decide
-                            stack.append(options[0] if options else None)
-                            continue
-                        frame.pc = pc
-                        self.budget = steps
-                        kind = "action" if op == 79 else "choice"
-                        return Decision(player, kind, arg, list(options))
-                    elif op == 80:  # PERFORM
-                        player = stack.pop()
-                        option = stack.pop()
-                        action = self.program.actions[option[0]]
-                        frame.pc = pc
-                        frame = Frame(self.functions[action.body], (player, *option[1:]))
-                        frames.append(frame)
-                        code, pc, stack, locs = frame.fn.code, 0, frame.stack, frame.locals
-                    elif op == 81:  # SKIP_IF_QUIET
-                        if world.quiet:
-                            pc = arg
-                    elif op == 82:  # EQ_CONST
-                        stack[-1] = stack[-1] == arg
-                    elif op == 83:  # NE_CONST
-                        stack[-1] = stack[-1] != arg
-                    elif op == 84:  # NARRATE_TO
-                        world.narration.append(self._narrate(arg, stack, True))
-                    elif op == 85:  # CHECK_NESTING
-                        check_nesting(stack[-1])
-                    elif op == 86:  # CALL_FIELD
-                        kind, field, argc = arg
-                        args = stack[len(stack) - argc:] if argc else ()
-                        if argc:
-                            del stack[-argc:]
-                        fn_index = behaviour(world.entries, stack.pop(), kind, field)
-                        steps -= 1
-                        if steps < 0:
-                            raise OutOfSteps()
-                        if len(frames) > MAX_DEPTH:
-                            too_deep()
-                        frame.pc = pc
-                        frame = Frame(self.functions[fn_index], args)
-                        frames.append(frame)
-                        code, pc, stack, locs = frame.fn.code, 0, frame.stack, frame.locals
-                    elif op == 87:  # HOLDERS
-                        stack.append(world.holders(*arg))
-                    else:
-                        raise ScriptFault(f"unknown opcode {op}")
-        except ScriptError:
-            raise
-        except SCRIPT_FAILURES as err:
-            raise script_error(err, frame.fn.source_at(pc - 1)) from None
-        finally:
-            self.budget = steps
+
+# ------------------------------------------------------------------ the dispatch loop
+# Each body runs with these names: op, arg (the instruction), pc (already past it),
+# code, stack, locs, frame, frames, world, memo, steps (the budget left), self (the VM).
+# Macros: SPEND spends one step; ENTER(function, args, memo_key) pushes a script frame.
+BODIES: dict[str, str] = {
+    "LOAD_LOCAL": "stack.append(locs[arg])",
+    "CONST": "stack.append(arg)",
+    "FOR_ITER_LOAD": """\
+items_slot, index_slot, var_slot, end, push_slot = arg
+items = locs[items_slot]
+i = locs[index_slot]
+if i < len(items):
+    locs[var_slot] = items[i]
+    locs[index_slot] = i + 1
+    stack.append(locs[push_slot])
+else:
+    pc = end
+""",
+    "JUMP_IF_FALSE": """\
+if not stack.pop():
+    pc = arg
+""",
+    "STORE_LOAD": """\
+locs[arg[0]] = stack.pop()
+stack.append(locs[arg[1]])
+""",
+    "JUMP": """\
+if arg < pc:
+    SPEND
+pc = arg
+""",
+    "JUMP_IF_NE_CONST": """\
+if stack.pop() != arg[0]:
+    pc = arg[1]
+""",
+    "CALL_BUILTIN": """\
+index, argc = arg
+args = stack[len(stack) - argc:]
+del stack[len(stack) - argc:]
+stack.append(BUILTINS[index].impl(world, *args))
+""",
+    "STORE_LOCAL": "locs[arg] = stack.pop()",
+    "JUMP_IF_VAR_NE": """\
+slot, var, value, target = arg
+if locs[slot].vars[var] != value:
+    pc = target
+""",
+    "ADD": """\
+b = stack.pop()
+v = stack[-1] + b
+stack[-1] = v if type(v) is int and -INT_BOUND < v < INT_BOUND else sized(v)
+""",
+    "ITER_START": """\
+v = stack.pop()
+locs[arg[0]] = tuple(v.items) if type(v) is Zone else v
+locs[arg[1]] = 0
+""",
+    "RETURN": """\
+value = stack.pop()
+if frames.pop().memo_key is not None:
+    memo[frame.memo_key] = value
+if not frames:
+    self.result = value
+    self.done = True
+    return None
+frame = frames[-1]
+code, pc, stack, locs = frame.fn.code, frame.pc, frame.stack, frame.locals
+stack.append(value)
+""",
+    "ENTRY_FIELD": "stack[-1] = world.entries[stack[-1]][arg]",
+    "ZONE": "stack.append(world.zones[arg])",
+    "BUILD_LIST": """\
+if arg:
+    items = tuple(stack[-arg:])
+    del stack[-arg:]
+    stack.append(items)
+else:
+    stack.append(())
+""",
+    "LOAD_LOCAL2": """\
+stack.append(locs[arg[0]])
+stack.append(locs[arg[1]])
+""",
+    "PLAYER_VAR": "stack[-1] = stack[-1].vars[arg]",
+    "IN": """\
+b = stack.pop()
+stack[-1] = stack[-1] in (b.items if type(b) is Zone else b)
+""",
+    "LOCAL_PLAYER_VAR": "stack.append(locs[arg[0]].vars[arg[1]])",
+    "CALL_MEMO": """\
+fn_index, argc = arg
+key = (fn_index, *stack[len(stack) - argc:])
+if key in memo:  # a read-only function: its answer stands while the game is unchanged
+    if argc:
+        del stack[-argc:]
+    stack.append(memo[key])
+    continue
+SPEND
+if len(frames) > MAX_DEPTH:
+    too_deep()
+args = stack[len(stack) - argc:] if argc else ()
+if argc:
+    del stack[-argc:]
+ENTER(self.functions[fn_index], args, key)
+""",
+    "CALL": """\
+fn_index, argc = arg
+SPEND
+if len(frames) > MAX_DEPTH:
+    too_deep()
+args = stack[len(stack) - argc:] if argc else ()
+if argc:
+    del stack[-argc:]
+ENTER(self.functions[fn_index], args, None)
+""",
+    "SWITCH_VAR": """\
+target = arg[2].get(locs[arg[0]].vars[arg[1]], arg[3])
+if target != pc - 1:
+    pc = target
+""",
+    "LOCAL_EVENT_FIELD": """\
+ev = locs[arg[0]]
+stack.append(ev.cancelled if arg[1] == "cancelled" else ev.fields[arg[1]])
+""",
+    "ZONE_OF": "stack[-1] = world.zones[arg][stack[-1].seat]",
+    "AS_ENTRY": """\
+v = stack[-1]
+if v not in self.entries_of.get(arg, ()) and v is not None:
+    not_an_entry(v, arg)
+""",
+    "JUMP_IF_TRUE": """\
+if stack.pop():
+    pc = arg
+""",
+    "LOCAL_FACE": "stack.append(locs[arg].face)",
+    "JUMP_IF_CANCELLED": """\
+if locs[arg[0]].cancelled:
+    pc = arg[1]
+""",
+    "THING_ENTRY": "stack[-1] = stack[-1].entry",
+    "NEW_LIST": "stack.append([])",
+    "APPEND": "locs[arg].append(stack.pop())",
+    "SUB": """\
+b = stack.pop()
+v = stack[-1] - b
+stack[-1] = v if -INT_BOUND < v < INT_BOUND else sized(v)
+""",
+    "THING_FACE": "stack[-1] = stack[-1].face",
+    "POP": "stack.pop()",
+    "GT": """\
+b = stack.pop()
+stack[-1] = stack[-1] > b
+""",
+    "LOAD_GLOBAL": "stack.append(world.globals[arg])",
+    "JUMP_IF_EQ_CONST": """\
+if stack.pop() == arg[0]:
+    pc = arg[1]
+""",
+    "ENTRIES": "stack.append(self.entries_of[arg])",
+    "EQ": """\
+b = stack.pop()
+stack[-1] = stack[-1] == b
+""",
+    "FOR_ITER": """\
+items_slot, index_slot, var_slot, end = arg
+items = locs[items_slot]
+i = locs[index_slot]
+if i < len(items):
+    locs[var_slot] = items[i]
+    locs[index_slot] = i + 1
+else:
+    pc = end
+""",
+    "MOVE": """\
+zone = stack.pop()
+world.move(stack.pop(), zone, arg)
+""",
+    "EVENT_FIELD": """\
+ev = stack[-1]
+stack[-1] = ev.cancelled if arg == "cancelled" else ev.fields[arg]
+""",
+    "MUL": """\
+b = stack.pop()
+v = stack[-1] * b
+stack[-1] = v if -INT_BOUND < v < INT_BOUND else sized(v)
+""",
+    "NEW_EVENT": """\
+name, fields = arg
+n = len(fields)
+values = stack[len(stack) - n:] if n else ()
+if n:
+    del stack[-n:]
+stack.append(Event(name, dict(zip(fields, values))))
+""",
+    "DUP": "stack.append(stack[-1])",
+    "INDEX": """\
+i = stack.pop()
+stack[-1] = index_item(stack[-1], i)
+""",
+    "NE": """\
+b = stack.pop()
+stack[-1] = stack[-1] != b
+""",
+    "LT": """\
+b = stack.pop()
+stack[-1] = stack[-1] < b
+""",
+    "LE": """\
+b = stack.pop()
+stack[-1] = stack[-1] <= b
+""",
+    "GE": """\
+b = stack.pop()
+stack[-1] = stack[-1] >= b
+""",
+    "MOD": """\
+b = stack.pop()
+stack[-1] = remainder(stack[-1], b)
+""",
+    "DIV_UP": """\
+b = stack.pop()
+stack[-1] = divide_up(stack[-1], b)
+""",
+    "DIV_DOWN": """\
+b = stack.pop()
+stack[-1] = divide_down(stack[-1], b)
+""",
+    "NEG": "stack[-1] = -stack[-1]",
+    "NOT": "stack[-1] = not stack[-1]",
+    "STORE_GLOBAL": "world.globals[arg] = stack.pop()",
+    "LOAD_OPTION": "stack.append(world.options[arg])",
+    "SET_PLAYER_VAR": """\
+v = stack.pop()
+stack.pop().vars[arg] = v
+""",
+    "THING_VAR": "stack[-1] = stack[-1].vars[arg]",
+    "SET_THING_VAR": """\
+v = stack.pop()
+stack.pop().vars[arg] = v
+""",
+    "SET_FACE": """\
+v = stack.pop()
+world.set_face(stack.pop(), v)
+""",
+    "THING_OWNER": "stack[-1] = owner_of(stack[-1])",
+    "THING_ZONE": "stack[-1] = stack[-1].zone",
+    "ZONE_OWNER": "stack[-1] = stack[-1].owner",
+    "PLAYER_SEAT": "stack[-1] = stack[-1].seat + 1",
+    "SET_EVENT_FIELD": """\
+v = stack.pop()
+stack.pop().fields[arg] = v
+""",
+    "PLAYERS": "stack.append(world.players_tuple)",
+    "TO_LIST": """\
+v = stack[-1]
+if type(v) is Zone:
+    stack[-1] = tuple(v.items)
+""",
+    "FREEZE": "stack[-1] = tuple(stack[-1])",
+    "CREATE": """\
+zone = stack.pop()
+stack[-1] = world.create(stack[-1], zone)
+""",
+    "DESTROY": "world.destroy(stack.pop())",
+    "ROLL": "world.roll(stack.pop())",
+    "SHUFFLE": "world.shuffle(stack.pop())",
+    "RANDOM_FROM": "stack[-1] = world.random_from(stack[-1])",
+    "TEXT": """\
+parts = stack[len(stack) - arg:]
+del stack[len(stack) - arg:]
+stack.append(world.text_of(parts))
+""",
+    "NARRATE": "world.narration.append(self._narrate(arg, stack, False))",
+    "CANCEL": "locs[arg].cancelled = True",
+    "DECIDE": """\
+player = stack.pop()
+options = stack.pop()
+if player is None:
+    no_player()
+if len(options) <= 1:  # nothing to decide
+    stack.append(options[0] if options else None)
+    continue
+frame.pc = pc
+self.budget = steps
+return Decision(player, "choice", arg, list(options))
+""",
+    "DECIDE_ACTION": """\
+player = stack.pop()
+options = stack.pop()
+if player is None:
+    no_player()
+if len(options) <= 1:  # nothing to decide
+    stack.append(options[0] if options else None)
+    continue
+frame.pc = pc
+self.budget = steps
+return Decision(player, "action", arg, list(options))
+""",
+    "PERFORM": """\
+player = stack.pop()
+option = stack.pop()
+action = self.program.actions[option[0]]
+ENTER(self.functions[action.body], (player, *option[1:]), None)
+""",
+    "SKIP_IF_QUIET": """\
+if world.quiet:
+    pc = arg
+""",
+    "EQ_CONST": "stack[-1] = stack[-1] == arg",
+    "NE_CONST": "stack[-1] = stack[-1] != arg",
+    "NARRATE_TO": "world.narration.append(self._narrate(arg, stack, True))",
+    "CHECK_NESTING": "check_nesting(stack[-1])",
+    "CALL_FIELD": """\
+kind, field, argc = arg
+args = stack[len(stack) - argc:] if argc else ()
+if argc:
+    del stack[-argc:]
+fn_index = behaviour(world.entries, stack.pop(), kind, field)
+SPEND
+if len(frames) > MAX_DEPTH:
+    too_deep()
+ENTER(self.functions[fn_index], args, None)
+""",
+    "HOLDERS": "stack.append(world.holders(*arg))",
+}
+
+DISPATCH_RANGES = (8, 16, 32)  # the chain's groups: codes below 8, below 16, below 32, the rest
+
+_PROLOGUE = """\
+def _run(self):
+    frames = self.frames
+    frame = frames[-1]
+    code = frame.fn.code
+    pc = frame.pc
+    stack = frame.stack
+    locs = frame.locals
+    world = self.world
+    memo = self.memo  # results of read-only functions; every change to the game clears it
+    steps = self.budget
+    try:
+        while True:
+            op, arg = code[pc]
+            pc += 1
+"""
+_EPILOGUE = """\
+    except ScriptError:
+        raise
+    except SCRIPT_FAILURES as err:
+        raise script_error(err, frame.fn.source_at(pc - 1)) from None
+    finally:
+        self.budget = steps
+"""
+_SPEND = "steps -= 1\nif steps < 0:\n    raise OutOfSteps()"
+_ENTER = """\
+frame.pc = pc
+frame = Frame({0}, {1}, {2})
+frames.append(frame)
+code, pc, stack, locs = frame.fn.code, 0, frame.stack, frame.locals"""
+
+
+def _expand(body: str) -> str:
+    """A body with its macros written out."""
+    lines = []
+    for line in body.splitlines():
+        indent = line[:len(line) - len(line.lstrip())]
+        stripped = line.strip()
+        if stripped == "SPEND":
+            text = _SPEND
+        elif stripped.startswith("ENTER("):
+            call = ast.parse(stripped, mode="eval").body
+            text = _ENTER.format(*(ast.get_source_segment(stripped, a) for a in call.args))
+        else:
+            lines.append(line)
+            continue
+        lines.extend(indent + part for part in text.splitlines())
+    return "\n".join(lines)
+
+
+def _branch(op: O.OpInfo) -> str:
+    body = BODIES[op.name]
+    if op.spends != ("SPEND" in body.split()):
+        raise AssertionError(f"{op.name}: the table says spends={op.spends}, its body disagrees")
+    if op.changes:
+        body = "if memo:\n    memo.clear()\n" + body
+    return f"if op == {op.code}:  # {op.name}\n" + _indent(_expand(body), 1)
+
+
+def _indent(text: str, levels: int) -> str:
+    pad = "    " * levels
+    return "\n".join(pad + line if line else line for line in text.splitlines()) + "\n"
+
+
+def dispatch_source(count: str = "") -> str:
+    """The interpreter's `_run`, written from the table. `count` is a statement run after
+    each fetch (benchmarks/counting_vm.py counts instructions with it)."""
+    missing = [op.name for op in O.OPS if op.name not in BODIES]
+    unknown = sorted(set(BODIES) - set(O.BY_NAME))
+    if missing or unknown:
+        raise AssertionError(f"interpreter bodies missing for {missing}, or for unknown opcodes {unknown}")
+    bounds = [*DISPATCH_RANGES, len(O.OPS)]
+    chain, lo = [], 0
+    for i, hi in enumerate(bounds):
+        ops = O.OPS[lo:hi]
+        group = "".join(("" if j == 0 else "el") + _branch(op) for j, op in enumerate(ops))
+        if hi == bounds[-1]:
+            group += 'else:\n    raise ScriptFault(f"unknown opcode {op}")\n'
+        guard = "else:" if hi == bounds[-1] else f"{'if' if i == 0 else 'elif'} op < {hi}:"
+        chain.append(guard + "\n" + _indent(group, 1))
+        lo = hi
+    loop = (_indent(count, 3) if count else "") + _indent("".join(chain), 3)
+    return _PROLOGUE + loop + _EPILOGUE
+
+
+def dispatch_function(count: str = "", names: dict | None = None):
+    """`_run` compiled from dispatch_source, its names those of this module (and `names`)."""
+    namespace = {**globals(), **(names or {})}
+    exec(compile(dispatch_source(count), "<runebook interpreter dispatch>", "exec"), namespace)  # noqa: S102
+    return namespace["_run"]
+
+
+VM._run = dispatch_function()

@@ -2,8 +2,9 @@
 
 runtime/opcodes.OPS is the single source of truth for the bytecode. This file
 proves that
-  - the interpreter (runtime/vm.py) has exactly one dispatch branch per opcode,
-    and each branch's comment names the opcode its number stands for;
+  - the interpreter's dispatch, generated from the table (runtime/vm.py), tests
+    each opcode once, within its range guard, and runs the body written for it;
+    the table's effects (changes, spends) are what the bodies do;
   - the fast path's translator (runtime/pysource.py) translates exactly the
     opcodes of the table;
   - every opcode the compiler emits (`O.NAME`) exists in the table;
@@ -12,6 +13,7 @@ proves that
 """
 from __future__ import annotations
 
+import ast
 import importlib.util
 import re
 from collections import Counter
@@ -23,67 +25,38 @@ from runebook.runtime import builtins as B
 from runebook.runtime import opcodes as O
 
 ROOT = Path(__file__).resolve().parent.parent
-VM_SOURCE = ROOT / "runtime" / "vm.py"
-
-# `if op == 1:  # LOAD_LOCAL` or `elif op == 64 or op == 65:  # DECIDE, DECIDE_ACTION`
-BRANCH = re.compile(r"^(\s*)(el)?if\s+(op\s*==\s*\d+(?:\s+or\s+op\s*==\s*\d+)*)\s*:\s*#\s*(.*?)\s*$")
-# Range guards that split the dispatch into groups: `if op < 8:` ... `elif op < 16:` ... `else:`
-GUARD = re.compile(r"^(\s*)(el)?if\s+op\s*<\s*(\d+)\s*:\s*(?:#.*)?$")
-ELSE = re.compile(r"^(\s*)else\s*:\s*(?:#.*)?$")
-ANY_OP_TEST = re.compile(r"^\s*(?:el)?if\s+op\b")
-INF = float("inf")
 
 
-def dispatch_branches(source: str) -> list[tuple[int, list[int], list[str]]]:
-    """(line, opcode numbers, names from the comment) of every dispatch branch.
+def dispatched_codes(source: str) -> list[tuple[int, range]]:
+    """(code, range of its guard) of every `op == N` test in a generated dispatch, in order."""
+    found = []
 
-    Range guards (`if op < 8:` / `elif op < 16:` / `else:`) may group the
-    branches; every branch must then lie inside the range of its guard, or it
-    could never run.
-    """
-    branches = []
-    ranges: list[tuple[int, float, float]] = []       # (indent of guard, lo, hi) of guard bodies we are in
-    chains: dict[int, tuple[float, float, float]] = {}  # indent -> (parent lo, parent hi, last bound)
-    for number, line in enumerate(source.splitlines(), start=1):
-        stripped = line.strip()
-        if not stripped or stripped.startswith("#"):
-            continue
-        indent = len(line) - len(line.lstrip())
-        while ranges and ranges[-1][0] >= indent:
-            ranges.pop()
-        for i in [i for i in chains if i > indent]:
-            del chains[i]
-        lo, hi = (ranges[-1][1], ranges[-1][2]) if ranges else (0, INF)
-        guard, other_else = GUARD.match(line), ELSE.match(line)
-        if guard:
-            bound = int(guard.group(3))
-            if guard.group(2) and indent in chains:
-                parent_lo, parent_hi, start = chains[indent]
-            else:
-                parent_lo, parent_hi, start = lo, hi, lo
-            assert start < bound <= parent_hi, f"runtime/vm.py:{number}: guard 'op < {bound}' selects nothing"
-            ranges.append((indent, start, bound))
-            chains[indent] = (parent_lo, parent_hi, bound)
-            continue
-        if other_else and indent in chains:
-            _, parent_hi, start = chains.pop(indent)
-            ranges.append((indent, start, parent_hi))
-            continue
-        if not ANY_OP_TEST.match(line):
-            if not stripped.startswith(("elif", "else")):
-                chains.pop(indent, None)
-            continue
-        m = BRANCH.match(line)
-        assert m, f"runtime/vm.py:{number}: a dispatch branch must read " \
-                  f"'elif op == N:  # NAME' (or 'op == N or op == M:  # A, B'), not: {stripped}"
-        if m.group(2) and indent in chains:  # an equality branch after range guards of the same chain
-            lo = chains[indent][2]
-        codes = [int(n) for n in re.findall(r"\d+", m.group(3))]
-        names = [n.strip() for n in m.group(4).split(",")]
-        outside = [c for c in codes if not lo <= c < hi]
-        assert not outside, f"runtime/vm.py:{number}: op {outside} sits under a guard for {lo}..{hi}: never reached"
-        branches.append((number, codes, names))
-    return branches
+    def visit(node, lo, hi):
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.If) and _is_op_compare(child.test):
+                bound_op, value = type(child.test.ops[0]), child.test.comparators[0].value
+                if bound_op is ast.Lt:
+                    visit_body(child.body, lo, value)
+                    visit_orelse(child.orelse, value, hi)
+                    continue
+                found.append((value, range(lo, hi)))
+                visit_body(child.body, lo, hi)
+                visit_orelse(child.orelse, lo, hi)
+                continue
+            visit(child, lo, hi)
+
+    def visit_body(nodes, lo, hi):
+        for n in nodes:
+            visit(ast.Module(body=[n], type_ignores=[]), lo, hi)
+
+    visit_orelse = visit_body
+    visit(ast.parse(source), 0, 10**6)
+    return found
+
+
+def _is_op_compare(test) -> bool:
+    return (isinstance(test, ast.Compare) and isinstance(test.left, ast.Name) and test.left.id == "op"
+            and len(test.ops) == 1 and isinstance(test.comparators[0], ast.Constant))
 
 
 # ---------------------------------------------------------------- the table itself
@@ -107,24 +80,43 @@ def test_variable_stack_effects_depend_on_the_operand():
 
 
 # ---------------------------------------------------------------- the interpreter
-def test_every_opcode_has_exactly_one_dispatch_branch():
-    branches = dispatch_branches(VM_SOURCE.read_text())
-    seen = Counter(code for _, codes, _ in branches for code in codes)
-    duplicated = sorted(code for code, n in seen.items() if n > 1)
-    assert not duplicated, f"opcodes dispatched twice: {[O.OPS[c].name for c in duplicated]}"
-    missing = [op.name for op in O.OPS if op.code not in seen]
-    assert not missing, f"opcodes without a dispatch branch in runtime/vm.py: {missing}"
-    unknown = sorted(set(seen) - {op.code for op in O.OPS})
-    assert not unknown, f"runtime/vm.py dispatches numbers that are not in the table: {unknown}"
+def test_the_generated_dispatch_tests_each_opcode_once_inside_its_range():
+    from runebook.runtime.vm import dispatch_source
+    found = dispatched_codes(dispatch_source())
+    codes = [code for code, _ in found]
+    assert sorted(codes) == [op.code for op in O.OPS], "each opcode dispatched exactly once"
+    assert codes == sorted(codes), "branches follow the table's order (its measured frequency)"
+    assert all(code in guard for code, guard in found), "a branch under a guard that never selects it"
 
 
-def test_dispatch_comments_name_the_opcode_of_each_number():
-    wrong = []
-    for line, codes, names in dispatch_branches(VM_SOURCE.read_text()):
-        table_names = [O.OPS[c].name if c < len(O.OPS) else f"<{c}>" for c in codes]
-        if names != table_names:
-            wrong.append(f"runtime/vm.py:{line}: op {codes} is {table_names}, the comment says {names}")
-    assert not wrong, "\n".join(wrong)
+def test_every_opcode_has_one_interpreter_body_and_no_body_is_left_over():
+    from runebook.runtime import vm
+    assert set(vm.BODIES) == {op.name for op in O.OPS}
+    broken = {k: v for k, v in vm.BODIES.items() if k != "POP"}
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(vm, "BODIES", broken)
+        with pytest.raises(AssertionError, match="POP"):
+            vm.dispatch_source()
+
+
+def test_the_table_says_which_bodies_spend_steps_and_which_change_the_game():
+    from runebook.runtime import vm
+    source = vm.dispatch_source()
+    spending = {op.name for op in O.OPS if "SPEND" in vm.BODIES[op.name].split()}
+    assert spending == {op.name for op in O.OPS if op.spends}
+    for op in O.OPS:
+        branch = source.split(f"# {op.name}\n", 1)[1].split("\n")[0].strip()
+        assert (branch == "if memo:") == op.changes, op.name
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(vm, "BODIES", {**vm.BODIES, "POP": "stack.pop()\nSPEND"})
+        with pytest.raises(AssertionError, match="POP: the table says spends=False"):
+            vm.dispatch_source()
+
+
+def test_counting_adds_one_statement_after_each_fetch():
+    from runebook.runtime.vm import dispatch_function, dispatch_source
+    assert dispatch_source("COUNTS[op] += 1").count("COUNTS[op] += 1") == 1
+    assert callable(dispatch_function("COUNTS[op] += 1", {"COUNTS": {}}))
 
 
 def test_the_fast_path_translates_exactly_the_opcodes_of_the_table():
@@ -132,40 +124,6 @@ def test_the_fast_path_translates_exactly_the_opcodes_of_the_table():
     names = {op.name for op in O.OPS}
     assert not names - set(TRANSLATIONS), f"opcodes the fast path cannot translate: {sorted(names - set(TRANSLATIONS))}"
     assert not set(TRANSLATIONS) - names, f"translations of unknown opcodes: {sorted(set(TRANSLATIONS) - names)}"
-
-
-def test_the_parser_of_branches_is_not_fooled():
-    source = "if op == 1:  # LOAD_LOCAL\nelif op == 64 or op == 65:  # DECIDE, DECIDE_ACTION\n" \
-             "    kind = 'action' if op == 65 else 'choice'\n"
-    assert dispatch_branches(source) == [(1, [1], ["LOAD_LOCAL"]), (2, [64, 65], ["DECIDE", "DECIDE_ACTION"])]
-    with pytest.raises(AssertionError):
-        dispatch_branches("elif op in (1, 2):  # A, B\n")
-
-
-def test_range_guards_are_followed():
-    source = """\
-if op < 2:
-    if op == 0:  # A
-        x = 1
-    elif op == 1:  # B
-        if x:
-            y = 2
-        else:
-            y = 3
-elif op < 4:
-    if op == 2 or op == 3:  # C, D
-        pass
-else:
-    if op == 4:  # E
-        pass
-"""
-    assert [codes for _, codes, _ in dispatch_branches(source)] == [[0], [1], [2, 3], [4]]
-    misplaced = source.replace("if op == 2 or op == 3:  # C, D", "if op == 1 or op == 3:  # B, D")
-    with pytest.raises(AssertionError, match="never reached"):
-        dispatch_branches(misplaced)
-    late = source.replace("if op == 4:  # E", "if op == 0:  # A")
-    with pytest.raises(AssertionError, match="never reached"):
-        dispatch_branches(late)
 
 
 # ---------------------------------------------------------------- the emitter
@@ -191,7 +149,8 @@ def test_every_emitted_opcode_exists():
     for path in emitter_sources():
         for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
             for name in re.findall(r"\bO\.([A-Za-z_][A-Za-z0-9_]*)", line):
-                if name in ("OPS", "BY_NAME", "OpInfo", "JUMP_TARGET", "jump_target", "with_jump_target"):
+                if name in ("OPS", "BY_NAME", "OpInfo", "JUMP_TARGET", "jump_target", "with_jump_target",
+                            "stack_effect", "VARIABLE_POPS", "PUSHES_ONLY_FALLING_THROUGH"):
                     continue
                 used.add(name)
                 if name not in O.BY_NAME:
@@ -306,3 +265,33 @@ def test_diagnostics_page_documents_every_code():
     documented = set(re.findall(r"^#+\s*([EWN]0\d{3})\b", page, re.M))
     missing = {code: files for code, files in emitted_codes().items() if code not in documented}
     assert not missing, f"codes emitted but not documented in docs/diagnostics.md: {missing}"
+
+
+# ---------------------------------------------------------------- stack effects
+def test_every_compiled_function_keeps_the_stack_the_table_says():
+    """compiler/stackcheck.py runs on every function as it is compiled; run it again here
+    on every shipped pack, so a table row and the code emitted for it cannot disagree."""
+    from runebook.compiler.pack import load_program
+    from runebook.compiler.stackcheck import verify
+    for pack in ("dungeon_roll", "shire", "dominaria"):
+        for fn in load_program(pack, use_cache=False).functions:
+            verify(fn.name, fn.code)
+
+
+@pytest.mark.parametrize("code, complaint", [
+    ([(O.POP, None), (O.CONST, 0), (O.RETURN, None)], "pops 1 values from a stack of 0"),
+    # an if whose two arms leave different depths at the join
+    ([(O.CONST, True), (O.JUMP_IF_FALSE, 3), (O.CONST, 1), (O.CONST, 2), (O.RETURN, None)],
+     "reaches pc 3 with 1 values, another path with 0"),
+    ([(O.CONST, 1), (O.POP, None)], "runs past the last instruction"),
+    # a loop step's item is pushed only when the loop goes on: the exit must not expect it
+    ([(O.CONST, ()), (O.ITER_START, (0, 1)), (O.FOR_ITER_LOAD, (0, 1, 2, 5, 2)), (O.POP, None), (O.JUMP, 2),
+      (O.LOAD_LOCAL, 2), (O.POP, None), (O.CONST, 0), (O.RETURN, None)], None),
+])
+def test_the_stack_check_names_the_instruction_that_unbalances_it(code, complaint):
+    from runebook.compiler.stackcheck import StackMismatch, verify
+    if complaint is None:
+        verify("loop", code)
+        return
+    with pytest.raises(StackMismatch, match=complaint):
+        verify("broken", code)
