@@ -613,6 +613,7 @@ TRANSLATIONS = {
     "CHECK_NESTING": _unary("_check_nesting({x})"),
     "CALL_FIELD": _call_field,
     "HOLDERS": _holders,
+    "PLACE": _mutation("_W.place({0}, {1})", 2),
     "CANCEL": lambda w, slot: w.stmt(CLEAR_MEMO, f"l{slot}.cancelled = True"),
     "DECIDE": _decide("choice"),
     "DECIDE_ACTION": _decide("action"),

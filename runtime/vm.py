@@ -446,6 +446,11 @@ class VM:
                         code, pc, stack, locs = frame.fn.code, 0, frame.stack, frame.locals
                     elif op == 87:  # HOLDERS
                         stack.append(world.holders(*arg))
+                    elif op == 88:  # PLACE
+                        if memo:
+                            memo.clear()
+                        tile = stack.pop()
+                        world.place(stack.pop(), tile)
                     else:
                         raise ScriptFault(f"unknown opcode {op}")
         except ScriptError:

@@ -1,0 +1,373 @@
+"""Boards: tiles laid out by a geometry, with content-defined regions, and things on them.
+
+A board is declared by a pack in a `.board` file (compiler/boardmap.py reads it): its
+geometry, its size, the regions each tile belongs to, which regions stop movement and
+the glyphs it is drawn with. What a compiled pack keeps is plain data (BoardSpec.to_data);
+the runtime builds Board objects from it once per program (boards_of), with each tile's
+neighbours precomputed, and shares them between matches: a Board never changes.
+
+Where things stand is the world's (World.place): every board of a match has one list of
+occupants per tile, in order of arrival, and the world maps each thing to its tile.
+
+Geometry is a small pluggable concept: a class per kind of grid gives the neighbours of
+a position (in a fixed order, which decides every tie-break), the distance between two
+positions, whether two positions are in line, and the straight line between them.
+Positions are (x, y): the column and row a tile is drawn at in the map, row 0 at the top.
+Nothing here iterates a set or depends on hash order.
+"""
+from __future__ import annotations
+
+from .builtins import ScriptFault, _items
+
+
+# ------------------------------------------------------------------ geometries
+class Geometry:
+    name = ""
+    directions: tuple = ()   # (dx, dy) steps to the neighbours, in their fixed order
+
+    def step(self, x: int, y: int, direction: int) -> tuple:
+        dx, dy = self.directions[direction]
+        return x + dx, y + dy
+
+    def neighbours(self, x: int, y: int) -> list:
+        return [self.step(x, y, d) for d in range(len(self.directions))]
+
+    def distance(self, a: tuple, b: tuple) -> int:
+        raise NotImplementedError
+
+    def in_line(self, a: tuple, b: tuple) -> bool:
+        raise NotImplementedError
+
+    def line(self, a: tuple, b: tuple) -> list:
+        """The positions a straight line from a's centre to b's passes, a excluded, b included."""
+        raise NotImplementedError
+
+    def render_row(self, y: int, glyphs: list) -> str:
+        return "".join(glyphs)
+
+
+def _round_half_up(v) -> int:
+    return (2 * v + 1) // 2  # floor(v + 1/2), exact for a Fraction
+
+
+class SquareGrid(Geometry):
+    """Squares with eight neighbours: a diagonal step is one step (chebyshev distance)."""
+    name = "square"
+    directions = ((0, -1), (1, 0), (0, 1), (-1, 0), (1, -1), (1, 1), (-1, 1), (-1, -1))
+
+    def distance(self, a, b):
+        return max(abs(a[0] - b[0]), abs(a[1] - b[1]))
+
+    def in_line(self, a, b):
+        dx, dy = b[0] - a[0], b[1] - a[1]
+        return dx == 0 or dy == 0 or abs(dx) == abs(dy)
+
+    def line(self, a, b):
+        from fractions import Fraction  # exact, so a line is the same on every machine
+        n = max(abs(a[0] - b[0]), abs(a[1] - b[1]))
+        return [(_round_half_up(a[0] + Fraction((b[0] - a[0]) * i, n)),
+                 _round_half_up(a[1] + Fraction((b[1] - a[1]) * i, n))) for i in range(1, n + 1)]
+
+
+class SquareGrid4(SquareGrid):
+    """Squares with four neighbours: no diagonal steps (manhattan distance)."""
+    name = "square4"
+    directions = SquareGrid.directions[:4]
+
+    def distance(self, a, b):
+        return abs(a[0] - b[0]) + abs(a[1] - b[1])
+
+    def in_line(self, a, b):
+        return a[0] == b[0] or a[1] == b[1]
+
+
+# Cube coordinates are nudged this much off a line's end points so a line running exactly
+# along the edge between two hexes always picks the same side (Red Blob Games' hex guide).
+_NUDGE = ((1, 10**6), (2, 10**6), (-3, 10**6))
+
+
+class HexGrid(Geometry):
+    """Pointy-top hexes drawn in rows, odd rows shifted half a hex right ("odd-r"): a tile's
+    (x, y) is its column and row in the map; distances and lines use cube coordinates.
+    The six directions, in order: east, north-east, north-west, west, south-west, south-east."""
+    name = "hex"
+    cube_directions = ((1, -1, 0), (1, 0, -1), (0, 1, -1), (-1, 1, 0), (-1, 0, 1), (0, -1, 1))
+    # (dq, dr) of the cube directions above, as axial steps: q = x - (y - (y & 1)) // 2, r = y
+    axial_directions = ((1, 0), (1, -1), (0, -1), (-1, 0), (-1, 1), (0, 1))
+    directions = axial_directions
+
+    @staticmethod
+    def axial(p: tuple) -> tuple:
+        x, y = p
+        return x - (y - (y & 1)) // 2, y
+
+    @staticmethod
+    def offset(q: int, r: int) -> tuple:
+        return q + (r - (r & 1)) // 2, r
+
+    def step(self, x, y, direction):
+        q, r = self.axial((x, y))
+        dq, dr = self.axial_directions[direction]
+        return self.offset(q + dq, r + dr)
+
+    def distance(self, a, b):
+        aq, ar = self.axial(a)
+        bq, br = self.axial(b)
+        dq, dr = aq - bq, ar - br
+        return (abs(dq) + abs(dr) + abs(dq + dr)) // 2
+
+    def in_line(self, a, b):
+        aq, ar = self.axial(a)
+        bq, br = self.axial(b)
+        return aq == bq or ar == br or aq + ar == bq + br
+
+    def line(self, a, b):
+        from fractions import Fraction  # exact, so a line is the same on every machine
+        n = self.distance(a, b)
+        aq, ar = self.axial(a)
+        bq, br = self.axial(b)
+        nq, nr, ns = (Fraction(*f) for f in _NUDGE)
+        start = (aq + nq, -aq - ar + ns, ar + nr)   # cube (q, s, r), nudged
+        end = (bq + nq, -bq - br + ns, br + nr)
+        out = []
+        for i in range(1, n + 1):
+            t = Fraction(i, n)
+            q, s, r = (p + (e - p) * t for p, e in zip(start, end))
+            out.append(self.offset(*_cube_round(q, s, r)))
+        return out
+
+    def render_row(self, y, glyphs):
+        return (" " if y & 1 else "") + " ".join(glyphs)
+
+
+def _cube_round(q, s, r) -> tuple:
+    """The hex (q, r) whose centre is nearest to a point given in cube coordinates."""
+    rq, rs, rr = _round_half_up(q), _round_half_up(s), _round_half_up(r)
+    eq, es, er = abs(rq - q), abs(rs - s), abs(rr - r)
+    if eq > es and eq > er:
+        rq = -rs - rr
+    elif er > es:
+        rr = -rq - rs
+    return rq, rr
+
+
+GEOMETRIES: dict = {g.name: g for g in (SquareGrid(), SquareGrid4(), HexGrid())}
+
+
+# ------------------------------------------------------------------ boards and tiles
+class Tile:
+    """One tile of a board: interned (a board has one Tile per position), so == is identity."""
+    __slots__ = ("board", "index", "x", "y", "regions", "adjacent", "blocked", "glyph")
+
+    def __init__(self, board, index, x, y, regions, blocked, glyph):
+        self.board = board
+        self.index = index
+        self.x = x
+        self.y = y
+        self.regions = regions     # tuple of region names, in the order the legend gives them
+        self.blocked = blocked     # in a region the board says stops movement
+        self.glyph = glyph         # how the map draws it
+        self.adjacent = ()         # neighbouring tiles, in the geometry's direction order
+
+    def __str__(self):
+        return f"({self.x},{self.y})"
+
+    __repr__ = __str__
+
+
+class Board:
+    def __init__(self, number: int, spec: dict):
+        self.number = number       # its index in the program's boards: the world's occupancy list
+        self.name = spec["name"]
+        self.geometry = GEOMETRIES[spec["geometry"]]
+        self.width, self.height = spec["width"], spec["height"]
+        self.thing_glyphs = spec["things"]
+        blocked = set(spec["blocked"])
+        self.tiles = tuple(Tile(self, i, i % self.width, i // self.width, tuple(regions),
+                                any(r in blocked for r in regions), glyph)
+                           for i, (regions, glyph) in enumerate(zip(spec["regions"], spec["glyphs"])))
+        for t in self.tiles:
+            t.adjacent = tuple(n for n in (self.at(x, y) for x, y in self.geometry.neighbours(t.x, t.y))
+                               if n is not None)
+        self.regions: dict = {}
+        for t in self.tiles:
+            for r in t.regions:
+                self.regions.setdefault(r, []).append(t)
+        self.regions = {r: tuple(ts) for r, ts in self.regions.items()}
+
+    def at(self, x: int, y: int):
+        if 0 <= x < self.width and 0 <= y < self.height:
+            return self.tiles[y * self.width + x]
+        return None
+
+
+def boards_of(program) -> dict:
+    """name -> Board for every board of a program, built once and kept with the program."""
+    boards = program.runtime_cache.get("boards")
+    if boards is None:
+        boards = program.runtime_cache["boards"] = {
+            name: Board(i, spec) for i, (name, spec) in enumerate(program.boards.items())}
+    return boards
+
+
+# ------------------------------------------------------------------ questions about tiles
+def _same_board(a: Tile, b: Tile) -> None:
+    if a.board is not b.board:
+        raise ScriptFault(f"tiles {a} and {b} are on different boards ('{a.board.name}', '{b.board.name}')")
+
+
+def _tile_arg(t, what: str = "tile") -> Tile:
+    if t is None:
+        raise ScriptFault(f"the {what} is 'none' (not a tile of a board)")
+    return t
+
+
+def distance(a: Tile, b: Tile) -> int:
+    _tile_arg(a), _tile_arg(b), _same_board(a, b)
+    return a.board.geometry.distance((a.x, a.y), (b.x, b.y))
+
+
+def in_line(a: Tile, b: Tile) -> bool:
+    _tile_arg(a), _tile_arg(b), _same_board(a, b)
+    return a.board.geometry.in_line((a.x, a.y), (b.x, b.y))
+
+
+def within(t: Tile, n: int) -> tuple:
+    """Every tile at distance n or less, nearest first, then in reading order."""
+    _tile_arg(t)
+    board, geometry, here = t.board, t.board.geometry, (t.x, t.y)
+    if n < 0:
+        return ()
+    found = []
+    # Every tile within n lies in the box n (and a half, for hex rows) around t.
+    for y in range(max(0, t.y - n), min(board.height, t.y + n + 1)):
+        for x in range(max(0, t.x - n - 1), min(board.width, t.x + n + 2)):
+            d = geometry.distance(here, (x, y))
+            if d <= n:
+                found.append((d, y * board.width + x))
+    found.sort()
+    return tuple(board.tiles[i] for _, i in found)
+
+
+def line(a: Tile, b: Tile) -> tuple:
+    _tile_arg(a), _tile_arg(b), _same_board(a, b)
+    board = a.board
+    return tuple(board.at(x, y) for x, y in board.geometry.line((a.x, a.y), (b.x, b.y)))
+
+
+def steps_from(start: Tile, budget=None) -> dict:
+    """Breadth first over tiles that do not stop movement: tile index -> (steps, previous
+    index), up to `budget` steps. Occupied tiles are passed over (each costs its step like
+    any other) but only reached, never stopped on: the caller filters them."""
+    seen = {start.index: (0, -1)}
+    frontier = [start]
+    steps = 0
+    while frontier and (budget is None or steps < budget):
+        steps += 1
+        nxt = []
+        for t in frontier:
+            for n in t.adjacent:
+                if n.index not in seen and not n.blocked:
+                    seen[n.index] = (steps, t.index)
+                    nxt.append(n)
+        frontier = nxt
+    return seen
+
+
+def reachable(world, t: Tile, budget: int) -> tuple:
+    """The tiles a thing on t can end a move of at most `budget` steps on: free, not blocked,
+    reached without crossing a blocked tile; nearest first, then in reading order."""
+    _tile_arg(t)
+    occupants = world.occupants[t.board.number]
+    seen = steps_from(t, max(0, budget))
+    tiles = t.board.tiles
+    found = sorted((steps, i) for i, (steps, _) in seen.items() if steps > 0 and not occupants[i])
+    return tuple(tiles[i] for _, i in found)
+
+
+def path(world, a: Tile, b: Tile) -> tuple:
+    """A shortest walk from a to b (a excluded, b included), or [] when b cannot be stopped
+    on or reached. Ties go to the walk found first, trying directions in the geometry's order."""
+    _tile_arg(a), _tile_arg(b), _same_board(a, b)
+    occupants = world.occupants[a.board.number]
+    if a is b or b.blocked or occupants[b.index]:
+        return ()
+    seen = steps_from(a)
+    if b.index not in seen:
+        return ()
+    tiles, out, i = a.board.tiles, [], b.index
+    while i != a.index:
+        out.append(tiles[i])
+        i = seen[i][1]
+    return tuple(reversed(out))
+
+
+def nearest(world, t: Tile, things) -> object:
+    """The thing, of those given, standing nearest t on t's board (ties: reading order of
+    their tiles, then the order given); none when none of them is on that board."""
+    _tile_arg(t)
+    best, best_key = None, None
+    geometry, here = t.board.geometry, (t.x, t.y)
+    positions = world.positions
+    for order, x in enumerate(_items(things)):
+        where = positions.get(x)
+        if where is None or where.board is not t.board:
+            continue
+        key = (geometry.distance(here, (where.x, where.y)), where.index, order)
+        if best_key is None or key < best_key:
+            best, best_key = x, key
+    return best
+
+
+def region(board: Board, name: str) -> tuple:
+    return board.regions.get(name, ())
+
+
+def things_on(world, board: Board) -> tuple:
+    return tuple(x for here in world.occupants[board.number] for x in here)
+
+
+def picture(world, board: Board) -> str:
+    """The board as text: each tile's glyph, or the glyph of the first thing on it."""
+    glyphs, entries = board.thing_glyphs, world.entries
+    occupants = world.occupants[board.number]
+    rows = []
+    for y in range(board.height):
+        row = []
+        for t in board.tiles[y * board.width:(y + 1) * board.width]:
+            here = occupants[t.index]
+            if here:
+                entry = here[0].entry
+                row.append(glyphs.get(entry) or glyphs.get(entries[entry]["kind"]) or "?")
+            else:
+                row.append(t.glyph)
+        rows.append(board.geometry.render_row(y, row))
+    return "\n".join(rows)
+
+
+class Occupancy:
+    """Where the things of one match stand: a mixin of World (runtime/world.py)."""
+
+    def init_boards(self, program) -> None:
+        self.boards = boards_of(program) if program.boards else {}
+        self.occupants = [[[] for _ in b.tiles] for b in self.boards.values()]
+        self.positions: dict = {}  # thing -> the tile it stands on
+
+    def place(self, what, tile) -> None:
+        """Put things on a tile (each at the end of the tile's occupants), or off their
+        board when the tile is none."""
+        things = what if type(what) is tuple or type(what) is list else (what,)
+        for x in things:
+            if x is None:
+                raise ScriptFault("cannot move 'none'")
+            self.lift(x)
+            if tile is not None:
+                if x.zone is None:
+                    raise ScriptFault(f"{x!r} was destroyed: it cannot be put on a board")
+                self.occupants[tile.board.number][tile.index].append(x)
+                self.positions[x] = tile
+
+    def lift(self, x) -> None:
+        old = self.positions.pop(x, None)
+        if old is not None:
+            self.occupants[old.board.number][old.index].remove(x)
