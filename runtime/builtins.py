@@ -321,7 +321,7 @@ BUILTINS: tuple[Builtin, ...] = (
             "regions_of(here)", lambda w, t: _board._tile_arg(t).regions),
     Builtin("picture", ("board",), "str",
             "The board drawn as text, one line per row: each tile's glyph, or that of the first thing on it.",
-            "log \"{picture(arena)}\"", lambda w, b: _board.picture(w, _board_named(w, b))),
+            "picture(arena)", lambda w, b: _board.picture(w, _board_named(w, b))),
 )
 
 BY_NAME: dict[str, Builtin] = {b.name: b for b in BUILTINS}
