@@ -194,7 +194,7 @@ def _has_cycle(world, pairs):
 
 # ---------------------------------------------------------------- boards (runtime/board.py)
 # A board is named by its name (a text); its tiles are Tile objects, which know their board.
-from . import board as _board  # noqa: E402 - after ScriptFault, which it uses
+from . import board as _board  # noqa: E402 - after ScriptFault, which it uses; read only when called
 
 
 def _board_named(world, name):
@@ -297,15 +297,18 @@ BUILTINS: tuple[Builtin, ...] = (
     Builtin("reachable_tiles", ("tile", "int"), "list[tile]",
             "The tiles a thing on a tile may end a move of at most n steps on: free and not blocked, "
             "reached without crossing a blocked tile (an occupied tile may be passed, costing its step); "
-            "nearest first, then in reading order.", "reachable_tiles(tile_of(t), 4)", _board.reachable),
+            "nearest first, then in reading order.", "reachable_tiles(tile_of(t), 4)",
+            lambda w, t, n: _board.reachable(w, t, n)),
     Builtin("path", ("tile", "tile"), "list[tile]",
             "A shortest walk between two tiles, the first excluded, the last included, passing occupied "
             "tiles but no blocked one (ties: the first found, trying directions in order); "
-            "[] when the last tile is occupied, blocked or out of reach.", "path(tile_of(t), goal)", _board.path),
+            "[] when the last tile is occupied, blocked or out of reach.", "path(tile_of(t), goal)",
+            lambda w, a, b: _board.path(w, a, b)),
     Builtin("nearest", ("tile", "coll[T]"), "T",
             "Of the things given (a list or zone), the one standing nearest a tile on its board "
             "(ties: reading order of their tiles, then the order given); none when none is on it.",
-            "nearest(here, each(x in units where x.entry == goblin))", _board.nearest),
+            "nearest(here, each(x in units where x.entry == goblin))",
+            lambda w, t, xs: _board.nearest(w, t, xs)),
     Builtin("tile_of", ("thing",), "tile", "The tile a thing stands on, or none when it is on no board.",
             "tile_of(t)", _tile_of),
     Builtin("things_at", ("tile",), "list[thing]", "The things standing on a tile, in order of arrival.",
