@@ -51,9 +51,10 @@ def _round_half_up(v) -> int:
 
 
 class SquareGrid(Geometry):
-    """Squares with eight neighbours: a diagonal step is one step (chebyshev distance)."""
+    """Squares with eight neighbours: a diagonal step is one step (chebyshev distance).
+    The directions go round clockwise from up, so adding 1 to one turns by an eighth."""
     name = "square"
-    directions = ((0, -1), (1, 0), (0, 1), (-1, 0), (1, -1), (1, 1), (-1, 1), (-1, -1))
+    directions = ((0, -1), (1, -1), (1, 0), (1, 1), (0, 1), (-1, 1), (-1, 0), (-1, -1))
 
     def distance(self, a, b):
         return max(abs(a[0] - b[0]), abs(a[1] - b[1]))
@@ -72,7 +73,7 @@ class SquareGrid(Geometry):
 class SquareGrid4(SquareGrid):
     """Squares with four neighbours: no diagonal steps (manhattan distance)."""
     name = "square4"
-    directions = SquareGrid.directions[:4]
+    directions = ((0, -1), (1, 0), (0, 1), (-1, 0))
 
     def distance(self, a, b):
         return abs(a[0] - b[0]) + abs(a[1] - b[1])
@@ -249,6 +250,20 @@ def within(t: Tile, n: int) -> tuple:
     return tuple(board.tiles[i] for _, i in found)
 
 
+def toward(t: Tile, direction: int, n: int):
+    """The tile n steps from t in one of the geometry's directions (taken modulo their
+    number, so turning is adding to it), or none when that is off the board."""
+    _tile_arg(t)
+    geometry = t.board.geometry
+    direction %= len(geometry.directions)
+    x, y = t.x, t.y
+    for _ in range(max(0, n)):
+        x, y = geometry.step(x, y, direction)
+        if t.board.at(x, y) is None:  # past the edge: no wandering back in (hex rows shift)
+            return None
+    return t.board.at(x, y)
+
+
 def line(a: Tile, b: Tile) -> tuple:
     _tile_arg(a), _tile_arg(b), _same_board(a, b)
     board = a.board
@@ -355,19 +370,24 @@ class Occupancy:
 
     def place(self, what, tile) -> None:
         """Put things on a tile (each at the end of the tile's occupants), or off their
-        board when the tile is none."""
+        board when the tile is none. A match that is watched logs each move."""
         things = what if type(what) is tuple or type(what) is list else (what,)
         for x in things:
             if x is None:
                 raise ScriptFault("cannot move 'none'")
-            self.lift(x)
+            if tile is not None and x.zone is None:
+                raise ScriptFault(f"{x!r} was destroyed: it cannot be put on a board")
+            old = self.lift(x)
             if tile is not None:
-                if x.zone is None:
-                    raise ScriptFault(f"{x!r} was destroyed: it cannot be put on a board")
                 self.occupants[tile.board.number][tile.index].append(x)
                 self.positions[x] = tile
+            if not self.quiet and (tile or old) is not None:  # the match log's "place" record
+                self.narration.append({"type": "place", "thing": self.value_label(x),
+                                       "board": (tile or old).board.name, "tile": str(tile) if tile else None})
 
-    def lift(self, x) -> None:
+    def lift(self, x):
+        """Take a thing off its board; the tile it stood on, or none."""
         old = self.positions.pop(x, None)
         if old is not None:
             self.occupants[old.board.number][old.index].remove(x)
+        return old

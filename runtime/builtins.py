@@ -291,6 +291,10 @@ BUILTINS: tuple[Builtin, ...] = (
     Builtin("adjacent", ("tile",), "list[tile]",
             "A tile's neighbours on its board, in the geometry's direction order.",
             "adjacent(here)", lambda w, t: _board._tile_arg(t).adjacent),
+    Builtin("tile_toward", ("tile", "int", "int"), "tile",
+            "The tile n steps away in a direction (its number in the geometry's order, modulo their count: "
+            "adding 1 turns), or none off the board.", "tile_toward(here, facing, 2)",
+            lambda w, t, d, n: _board.toward(t, d, n)),
     Builtin("line", ("tile", "tile"), "list[tile]",
             "The tiles a straight line from the first tile's centre to the second's passes through, "
             "the first excluded, the second included.", "line(here, target)", lambda w, a, b: _board.line(a, b)),

@@ -30,7 +30,8 @@ def test_square_counts_a_diagonal_as_one_step_and_square4_does_not():
     assert SQUARE4.distance((0, 0), (2, 2)) == 4
     assert SQUARE.distance((5, 1), (1, 3)) == 4
     assert len(SQUARE.neighbours(3, 3)) == 8 and len(SQUARE4.neighbours(3, 3)) == 4
-    assert SQUARE.neighbours(3, 3)[:4] == [(3, 2), (4, 3), (3, 4), (2, 3)]  # orthogonal steps first
+    assert SQUARE.neighbours(3, 3)[:3] == [(3, 2), (4, 2), (4, 3)]  # clockwise from up
+    assert SQUARE4.neighbours(3, 3) == [(3, 2), (4, 3), (3, 4), (2, 3)]
 
 
 def test_in_line_is_a_row_column_or_diagonal():
@@ -180,6 +181,29 @@ def test_path_is_a_shortest_legal_walk(case):
 
 
 @PROPERTY
+@given(boards(), st.integers(-20, 20))
+def test_toward_walks_one_direction_and_turning_is_adding(case, direction):
+    board, _, a, _, n = case
+    k = len(board.geometry.directions)
+    end = B.toward(a, direction, n)
+    assert end is B.toward(a, direction + k, n)                     # directions wrap around
+    x, y = a.x, a.y
+    for _ in range(n):
+        x, y = board.geometry.step(x, y, direction % k)
+    inside = all(board.at(*p) is not None for p in _walk(board.geometry, (a.x, a.y), direction % k, n))
+    assert end is (board.at(x, y) if inside else None)
+    if end is not None:
+        assert B.distance(a, end) == n                                 # a straight walk is a shortest one
+        assert B.in_line(a, end)
+
+
+def _walk(geometry, p, d, n):
+    for _ in range(n):
+        p = geometry.step(*p, d)
+        yield p
+
+
+@PROPERTY
 @given(boards())
 def test_line_runs_from_next_to_a_to_b_one_step_at_a_time(case):
     board, _, a, b, _ = case
@@ -226,7 +250,7 @@ def test_things_move_on_the_square_board(prog, engine):
     lines, _ = play(prog, engine)
     assert lines[:4] == ["start (1,1) (5,3) none", "distance 4 in_line no",
                          "regions water, ford camp yes",
-                         "adjacent (1,0) (2,1) (1,2) (0,1) (2,0) (2,2) (0,2) (0,0)"]
+                         "adjacent (1,0) (2,0) (2,1) (2,2) (1,2) (0,2) (0,1) (0,0)"]
     assert "reach2 (2,1) (1,2) (3,1) (1,3) (2,3)" in lines          # water and walls stop the walk
     assert "path" in lines                                          # the goblin's tile cannot be stopped on
     assert "path_free (2,1) (3,1) (4,2) (4,3)" in lines             # around the pond
@@ -251,6 +275,15 @@ def test_things_move_on_the_hex_board_and_leave_it_when_destroyed(prog, engine):
     assert lines[-1] == "chose (1,0)"             # a tile is a decision's option like any value
     decision = next(e for e in match.events if e["type"] == "decision")
     assert decision["options"] == ["(1,0)", "(0,1)"]      # (1,1) is a wall
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_every_move_on_a_board_is_in_the_match_log(prog, engine):
+    _, match = play(prog, engine)
+    places = [(e["thing"], e["board"], e["tile"]) for e in match.events if e["type"] == "place"]
+    assert places == [("knight (#1)", "arena", "(1,1)"), ("goblin (#2)", "arena", "(5,3)"),
+                      ("scout (#3)", "arena", "(2,1)"), ("scout (#3)", "arena", None),
+                      ("knight (#1)", "hexes", "(0,0)"), ("knight (#1)", "hexes", "(1,0)")]
 
 
 def test_a_compiled_pack_keeps_its_boards(prog):
