@@ -151,8 +151,12 @@ def read_pack(root: Path, diags: list, _stack: tuple = (), check: bool = True) -
             diags.append(Diagnostic("E0415", f"source pattern '{pattern}' matches no file",
                                     locate(manifest, ["sources", i], mfile)))
         pack.add_sources(matches or [])
-    for i, _ in enumerate(manifest.get("boards", [])):
-        pack.boards.extend((_display(p, root), p) for p in _confined_files(root, manifest, "boards", i, mfile, diags) or [])
+    for i, pattern in enumerate(manifest.get("boards", [])):
+        matches = _confined_files(root, manifest, "boards", i, mfile, diags)
+        if matches == []:
+            diags.append(Diagnostic("E0415", f"board pattern '{pattern}' matches no file",
+                                    locate(manifest, ["boards", i], mfile)))
+        pack.boards.extend((_display(p, root), p) for p in matches or [])
     for i, pattern in enumerate(manifest.get("tests", ["tests/**/*.yaml"])):
         pack.tests.extend(_confined_files(root, manifest, "tests", i, mfile, diags) or [])
     return pack

@@ -343,6 +343,11 @@ def test_a_board_pattern_may_not_reach_outside_the_pack(tmp_path):
     assert program is None and [d[0] for d in diags] == ["E0417"]
 
 
+def test_a_board_pattern_that_matches_nothing_is_reported(tmp_path):
+    program, diags = diagnostics(tmp_path, GOOD, boards_key='["maps/*.board"]')
+    assert program is None and [d[:2] for d in diags] == [("E0415", "pack.yaml")]
+
+
 def test_a_board_is_named_after_its_file_and_takes_a_top_level_name(tmp_path):
     program, diags = diagnostics(tmp_path, GOOD, name="knight.board")
     assert program is None and ("E0404", "knight.board", 1, 1) in diags
