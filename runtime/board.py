@@ -92,10 +92,9 @@ class HexGrid(Geometry):
     (x, y) is its column and row in the map; distances and lines use cube coordinates.
     The six directions, in order: east, north-east, north-west, west, south-west, south-east."""
     name = "hex"
-    cube_directions = ((1, -1, 0), (1, 0, -1), (0, 1, -1), (-1, 1, 0), (-1, 0, 1), (0, -1, 1))
-    # (dq, dr) of the cube directions above, as axial steps: q = x - (y - (y & 1)) // 2, r = y
-    axial_directions = ((1, 0), (1, -1), (0, -1), (-1, 0), (-1, 1), (0, 1))
-    directions = axial_directions
+    # The six steps in axial coordinates (q = x - (y - (y & 1)) // 2, r = y): step() turns them
+    # into the map's offset positions, where a diagonal step depends on the row's parity.
+    directions = ((1, 0), (1, -1), (0, -1), (-1, 0), (-1, 1), (0, 1))
 
     @staticmethod
     def axial(p: tuple) -> tuple:
@@ -108,7 +107,7 @@ class HexGrid(Geometry):
 
     def step(self, x, y, direction):
         q, r = self.axial((x, y))
-        dq, dr = self.axial_directions[direction]
+        dq, dr = self.directions[direction]
         return self.offset(q + dq, r + dr)
 
     def distance(self, a, b):
@@ -212,24 +211,27 @@ def boards_of(program) -> dict:
 
 
 # ------------------------------------------------------------------ questions about tiles
-def _same_board(a: Tile, b: Tile) -> None:
+def _tile_arg(t) -> Tile:
+    if t is None:
+        raise ScriptFault("the tile is 'none' (not a tile of a board)")
+    return t
+
+
+def _two_tiles(a, b) -> None:
+    """Both are tiles of one board: the questions about two tiles make no sense otherwise."""
+    if a is None or b is None:
+        _tile_arg(None)
     if a.board is not b.board:
         raise ScriptFault(f"tiles {a} and {b} are on different boards ('{a.board.name}', '{b.board.name}')")
 
 
-def _tile_arg(t, what: str = "tile") -> Tile:
-    if t is None:
-        raise ScriptFault(f"the {what} is 'none' (not a tile of a board)")
-    return t
-
-
 def distance(a: Tile, b: Tile) -> int:
-    _tile_arg(a), _tile_arg(b), _same_board(a, b)
+    _two_tiles(a, b)
     return a.board.geometry.distance((a.x, a.y), (b.x, b.y))
 
 
 def in_line(a: Tile, b: Tile) -> bool:
-    _tile_arg(a), _tile_arg(b), _same_board(a, b)
+    _two_tiles(a, b)
     return a.board.geometry.in_line((a.x, a.y), (b.x, b.y))
 
 
@@ -265,7 +267,7 @@ def toward(t: Tile, direction: int, n: int):
 
 
 def line(a: Tile, b: Tile) -> tuple:
-    _tile_arg(a), _tile_arg(b), _same_board(a, b)
+    _two_tiles(a, b)
     board = a.board
     return tuple(board.at(x, y) for x, y in board.geometry.line((a.x, a.y), (b.x, b.y)))
 
@@ -303,7 +305,7 @@ def reachable(world, t: Tile, budget: int) -> tuple:
 def path(world, a: Tile, b: Tile) -> tuple:
     """A shortest walk from a to b (a excluded, b included), or [] when b cannot be stopped
     on or reached. Ties go to the walk found first, trying directions in the geometry's order."""
-    _tile_arg(a), _tile_arg(b), _same_board(a, b)
+    _two_tiles(a, b)
     occupants = world.occupants[a.board.number]
     if a is b or b.blocked or occupants[b.index]:
         return ()

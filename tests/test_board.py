@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from runebook.compiler.pack import compile_pack
 from runebook.runtime import board as B
 from runebook.runtime.agents import make_agent
+from runebook.runtime.builtins import ScriptFault
 from runebook.runtime.match import Match
 from runebook.runtime.options import resolve_options
 from runebook.runtime.program import Program
@@ -228,6 +229,16 @@ def test_nearest_ties_go_to_reading_order_then_the_order_given():
     assert B.nearest(world, here, ["w", "x"]) == "w"        # on one tile: the order given
     assert B.nearest(world, here, ["z"]) == "z"
     assert B.nearest(world, here, ["nowhere"]) is None
+
+
+def test_questions_about_a_missing_tile_or_two_boards_stop_the_script():
+    one, world = make_board("square", 3, 3, set(), set())
+    other, _ = make_board("hex", 3, 3, set(), set())
+    with pytest.raises(ScriptFault, match="'none'"):
+        B.distance(one.at(0, 0), None)
+    with pytest.raises(ScriptFault, match="different boards"):
+        B.path(world, one.at(0, 0), other.at(1, 1))
+    assert B.toward(one.at(0, 0), 0, 10**9) is None   # off the board at once, however far
 
 
 # ---------------------------------------------------------------- the test pack, on both engines
