@@ -7,15 +7,15 @@
     legend:                          # a glyph, then the regions of a tile drawn with it
       # wall
       . 
-      a spawn_a, camp
+      a start_a, marsh
     things:                          # how things are drawn: a glyph, then an entry or a kind
-      K knight
+      P pawn
     layer:                           # rows of glyphs, indented; spaces between glyphs are ignored
       #####
-      #a.K#
+      #a.P#
 
 A board may have several layers of the same size: a tile is in the regions of its glyph in
-each, so overlapping areas (a zone crossing a lane) are drawn as separate pictures. The
+each, so overlapping areas (a marsh crossing a road) are drawn as separate pictures. The
 first layer's glyphs are how the board is drawn. The board is named after its file
 (`maps/arena.board` is `arena`). Every problem is a diagnostic at its line and column.
 """

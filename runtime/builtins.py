@@ -311,7 +311,7 @@ BUILTINS: tuple[Builtin, ...] = (
     Builtin("nearest", ("tile", "coll[T]"), "T",
             "Of the things given (a list or zone), the one standing nearest a tile on its board "
             "(ties: reading order of their tiles, then the order given); none when none is on it.",
-            "nearest(here, each(x in units where x.entry == goblin))",
+            "nearest(here, pieces)",
             lambda w, t, xs: _board.nearest(w, t, xs)),
     Builtin("tile_of", ("thing",), "tile", "The tile a thing stands on, or none when it is on no board.",
             "tile_of(t)", _tile_of),
@@ -323,7 +323,7 @@ BUILTINS: tuple[Builtin, ...] = (
     Builtin("in_region", ("tile", "str"), "bool", "Whether a tile is in a region its board's map gives it.",
             "in_region(here, water)", _in_region),
     Builtin("region", ("board", "str"), "list[tile]", "The tiles of a board in a region, in reading order.",
-            "region(arena, spawn)", lambda w, b, r: _board.region(_board_named(w, b), r)),
+            "region(arena, start)", lambda w, b, r: _board.region(_board_named(w, b), r)),
     Builtin("regions_of", ("tile",), "list[str]", "The regions a tile is in, in the order its map gives them.",
             "regions_of(here)", lambda w, t: _board._tile_arg(t).regions),
     Builtin("picture", ("board",), "str",

@@ -297,6 +297,13 @@ def test_every_move_on_a_board_is_in_the_match_log(prog, engine):
                       ("knight (#1)", "hexes", "(0,0)"), ("knight (#1)", "hexes", "(1,0)")]
 
 
+@pytest.mark.parametrize("engine", ENGINES)
+def test_card_tests_place_things_and_ask_about_the_board(engine):
+    from runebook.cli.cardtests import run_card_tests
+    results, diags = run_card_tests([str(PACK)], engine=engine)
+    assert not diags and [r.ok for r in results] == [True], [r.failures for r in results]
+
+
 def test_a_compiled_pack_keeps_its_boards(prog):
     again = Program.from_json(prog.to_json())
     assert again.boards == prog.boards
