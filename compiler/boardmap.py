@@ -1,6 +1,6 @@
 """Reading a board file: a map drawn as text, with a legend.
 
-    ; comment lines start with ';'
+    ; comment lines start with ';' (at the start of the line: indented, ';' is a glyph)
     geometry: square                 # square (8 neighbours), square4 (4) or hex
     regions: ground                  # the symbol set whose members name regions
     blocked: wall, water             # regions no move may enter or cross
@@ -51,7 +51,7 @@ class _Reader:
         for number, raw in enumerate(self.lines, 1):
             text = raw.rstrip("\r")
             stripped = text.strip()
-            if not stripped or stripped.startswith(";"):
+            if not stripped or text.startswith(";"):  # a comment starts the line: ';' may be a glyph
                 if section == "layer" and not stripped:
                     section = None  # a blank line ends a layer
                 continue

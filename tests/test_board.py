@@ -339,6 +339,12 @@ def test_a_good_board_file_compiles(tmp_path):
     assert diags == [] and program.boards["arena"]["width"] == 3
 
 
+def test_comments_start_a_line_and_an_indented_semicolon_is_a_glyph(tmp_path):
+    text = GOOD.replace("  .\n", "  .\n  ; camp\n").replace("  #.#", "  #;#\n; the camp is in the middle")
+    program, diags = diagnostics(tmp_path, text)
+    assert diags == [] and program.boards["arena"]["regions"][4] == ["camp"]
+
+
 @pytest.mark.parametrize("change, expected", [
     (("  #.#", "  #X#"), ("E0421", 11, 4)),                    # not in the legend
     (("  #.#", "  #."), ("E0422", 11, 3)),                     # a short row
