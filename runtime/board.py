@@ -46,8 +46,10 @@ class Geometry:
         return "".join(glyphs)
 
 
-def _round_half_up(v) -> int:
-    return (2 * v + 1) // 2  # floor(v + 1/2), exact for a Fraction
+def _round_half_up(num: int, den: int) -> int:
+    """num / den rounded to the nearest whole number, halves up; exact (whole numbers only),
+    so a line is the same on every machine."""
+    return (2 * num + den) // (2 * den)
 
 
 class SquareGrid(Geometry):
@@ -64,10 +66,9 @@ class SquareGrid(Geometry):
         return dx == 0 or dy == 0 or abs(dx) == abs(dy)
 
     def line(self, a, b):
-        from fractions import Fraction  # exact, so a line is the same on every machine
         n = max(abs(a[0] - b[0]), abs(a[1] - b[1]))
-        return [(_round_half_up(a[0] + Fraction((b[0] - a[0]) * i, n)),
-                 _round_half_up(a[1] + Fraction((b[1] - a[1]) * i, n))) for i in range(1, n + 1)]
+        return [(a[0] + _round_half_up((b[0] - a[0]) * i, n), a[1] + _round_half_up((b[1] - a[1]) * i, n))
+                for i in range(1, n + 1)]
 
 
 class SquareGrid4(SquareGrid):
@@ -82,9 +83,11 @@ class SquareGrid4(SquareGrid):
         return a[0] == b[0] or a[1] == b[1]
 
 
-# Cube coordinates are nudged this much off a line's end points so a line running exactly
-# along the edge between two hexes always picks the same side (Red Blob Games' hex guide).
-_NUDGE = ((1, 10**6), (2, 10**6), (-3, 10**6))
+# Cube coordinates (q, s, r) are nudged this many millionths off a line's end points, so a
+# line running exactly along the edge between two hexes always picks the same side (Red
+# Blob Games' hex guide). They sum to 0, so the nudged point stays on the plane q + s + r = 0.
+_NUDGE = (1, -3, 2)
+_SCALE = 10**6
 
 
 class HexGrid(Geometry):
@@ -122,28 +125,27 @@ class HexGrid(Geometry):
         return aq == bq or ar == br or aq + ar == bq + br
 
     def line(self, a, b):
-        from fractions import Fraction  # exact, so a line is the same on every machine
         n = self.distance(a, b)
         aq, ar = self.axial(a)
         bq, br = self.axial(b)
-        nq, nr, ns = (Fraction(*f) for f in _NUDGE)
-        start = (aq + nq, -aq - ar + ns, ar + nr)   # cube (q, s, r), nudged
-        end = (bq + nq, -bq - br + ns, br + nr)
+        start = (aq, -aq - ar, ar)
+        end = (bq, -bq - br, br)
+        den = _SCALE * n  # every point of the line, in whole units of 1 / den (exact)
         out = []
         for i in range(1, n + 1):
-            t = Fraction(i, n)
-            q, s, r = (p + (e - p) * t for p, e in zip(start, end))
-            out.append(self.offset(*_cube_round(q, s, r)))
+            q, s, r = ((p * _SCALE + nudge) * n + (e - p) * _SCALE * i
+                       for p, e, nudge in zip(start, end, _NUDGE))
+            out.append(self.offset(*_cube_round(q, s, r, den)))
         return out
 
     def render_row(self, y, glyphs):
         return (" " if y & 1 else "") + " ".join(glyphs)
 
 
-def _cube_round(q, s, r) -> tuple:
-    """The hex (q, r) whose centre is nearest to a point given in cube coordinates."""
-    rq, rs, rr = _round_half_up(q), _round_half_up(s), _round_half_up(r)
-    eq, es, er = abs(rq - q), abs(rs - s), abs(rr - r)
+def _cube_round(q: int, s: int, r: int, den: int) -> tuple:
+    """The hex (q, r) whose centre is nearest the point (q/den, s/den, r/den) in cube coordinates."""
+    rq, rs, rr = _round_half_up(q, den), _round_half_up(s, den), _round_half_up(r, den)
+    eq, es, er = abs(rq * den - q), abs(rs * den - s), abs(rr * den - r)
     if eq > es and eq > er:
         rq = -rs - rr
     elif er > es:
@@ -157,13 +159,14 @@ GEOMETRIES: dict = {g.name: g for g in (SquareGrid(), SquareGrid4(), HexGrid())}
 # ------------------------------------------------------------------ boards and tiles
 class Tile:
     """One tile of a board: interned (a board has one Tile per position), so == is identity."""
-    __slots__ = ("board", "index", "x", "y", "regions", "adjacent", "blocked", "glyph")
+    __slots__ = ("board", "index", "x", "y", "pos", "regions", "adjacent", "blocked", "glyph")
 
     def __init__(self, board, index, x, y, regions, blocked, glyph):
         self.board = board
         self.index = index
         self.x = x
         self.y = y
+        self.pos = (x, y)          # what the geometry reads: made once, not at every question
         self.regions = regions     # tuple of region names, in the order the legend gives them
         self.blocked = blocked     # in a region the board says stops movement
         self.glyph = glyph         # how the map draws it
@@ -227,18 +230,18 @@ def _two_tiles(a, b) -> None:
 
 def distance(a: Tile, b: Tile) -> int:
     _two_tiles(a, b)
-    return a.board.geometry.distance((a.x, a.y), (b.x, b.y))
+    return a.board.geometry.distance(a.pos, b.pos)
 
 
 def in_line(a: Tile, b: Tile) -> bool:
     _two_tiles(a, b)
-    return a.board.geometry.in_line((a.x, a.y), (b.x, b.y))
+    return a.board.geometry.in_line(a.pos, b.pos)
 
 
 def within(t: Tile, n: int) -> tuple:
     """Every tile at distance n or less, nearest first, then in reading order."""
     _tile_arg(t)
-    board, geometry, here = t.board, t.board.geometry, (t.x, t.y)
+    board, geometry, here = t.board, t.board.geometry, t.pos
     if n < 0:
         return ()
     found = []
@@ -269,13 +272,14 @@ def toward(t: Tile, direction: int, n: int):
 def line(a: Tile, b: Tile) -> tuple:
     _two_tiles(a, b)
     board = a.board
-    return tuple(board.at(x, y) for x, y in board.geometry.line((a.x, a.y), (b.x, b.y)))
+    return tuple(board.at(x, y) for x, y in board.geometry.line(a.pos, b.pos))
 
 
-def steps_from(start: Tile, budget=None) -> dict:
+def steps_from(start: Tile, budget=None, goal=None) -> dict:
     """Breadth first over tiles that do not stop movement: tile index -> (steps, previous
-    index), up to `budget` steps. Occupied tiles are passed over (each costs its step like
-    any other) but only reached, never stopped on: the caller filters them."""
+    index), up to `budget` steps, or until `goal` is reached. Occupied tiles are passed over
+    (each costs its step like any other) but only reached, never stopped on: the caller
+    filters them."""
     seen = {start.index: (0, -1)}
     frontier = [start]
     steps = 0
@@ -286,6 +290,8 @@ def steps_from(start: Tile, budget=None) -> dict:
             for n in t.adjacent:
                 if n.index not in seen and not n.blocked:
                     seen[n.index] = (steps, t.index)
+                    if n is goal:
+                        return seen
                     nxt.append(n)
         frontier = nxt
     return seen
@@ -309,7 +315,7 @@ def path(world, a: Tile, b: Tile) -> tuple:
     occupants = world.occupants[a.board.number]
     if a is b or b.blocked or occupants[b.index]:
         return ()
-    seen = steps_from(a)
+    seen = steps_from(a, goal=b)
     if b.index not in seen:
         return ()
     tiles, out, i = a.board.tiles, [], b.index
@@ -324,13 +330,13 @@ def nearest(world, t: Tile, things) -> object:
     their tiles, then the order given); none when none of them is on that board."""
     _tile_arg(t)
     best, best_key = None, None
-    geometry, here = t.board.geometry, (t.x, t.y)
+    geometry, here = t.board.geometry, t.pos
     positions = world.positions
     for order, x in enumerate(_items(things)):
         where = positions.get(x)
         if where is None or where.board is not t.board:
             continue
-        key = (geometry.distance(here, (where.x, where.y)), where.index, order)
+        key = (geometry.distance(here, where.pos), where.index, order)
         if best_key is None or key < best_key:
             best, best_key = x, key
     return best
