@@ -311,7 +311,9 @@ def _read_boards(pack: PackSource, syms, collector, diags: list) -> None:
             diags.append(Diagnostic("E0102", f"'{display}' is not UTF-8 text", Span(display, 1, 1, 1, 2)))
             continue
         diags.extend(problems)
-        if spec is not None and collector.claim(name, Span(display, 1, 1, 1, 2)):
+        # A broken board still names a board (None: no program is made), so the scripts
+        # using it are not reported again as naming nothing.
+        if collector.claim(name, Span(display, 1, 1, 1, 2)):
             syms.boards[name] = spec
 
 
