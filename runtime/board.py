@@ -269,6 +269,23 @@ def toward(t: Tile, direction: int, n: int):
     return t.board.at(x, y)
 
 
+def direction_to(a: Tile, b: Tile) -> int:
+    """The direction whose straight walk from a reaches b, or -1 when b is a itself or not
+    in line with it."""
+    _two_tiles(a, b)
+    geometry = a.board.geometry
+    if a is b or not geometry.in_line(a.pos, b.pos):
+        return -1
+    far = geometry.distance(a.pos, b.pos)  # in line, a straight walk of exactly this many steps
+    for d in range(len(geometry.directions)):
+        p = a.pos
+        for _ in range(far):
+            p = geometry.step(*p, d)
+        if p == b.pos:
+            return d
+    return -1
+
+
 def line(a: Tile, b: Tile) -> tuple:
     _two_tiles(a, b)
     board = a.board

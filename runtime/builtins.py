@@ -295,6 +295,10 @@ BUILTINS: tuple[Builtin, ...] = (
             "The tile n steps away in a direction (its number in the geometry's order, modulo their count: "
             "adding 1 turns), or none off the board.", "tile_toward(here, facing, 2)",
             lambda w, t, d, n: _board.toward(t, d, n)),
+    Builtin("direction_to", ("tile", "tile"), "int",
+            "The direction (its number, as tile_toward takes it) in which the second tile lies in line "
+            "with the first, or -1 when it is not in line or is the same tile.", "direction_to(here, target)",
+            lambda w, a, b: _board.direction_to(a, b)),
     Builtin("line", ("tile", "tile"), "list[tile]",
             "The tiles a straight line from the first tile's centre to the second's passes through, "
             "the first excluded, the second included.", "line(here, target)", lambda w, a, b: _board.line(a, b)),

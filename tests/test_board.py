@@ -206,6 +206,17 @@ def _walk(geometry, p, d, n):
 
 @PROPERTY
 @given(boards())
+def test_direction_to_names_the_walk_that_reaches_an_in_line_tile(case):
+    board, _, a, b, _ = case
+    d = B.direction_to(a, b)
+    if a is b or not B.in_line(a, b):
+        assert d == -1
+    else:
+        assert 0 <= d < len(board.geometry.directions) and B.toward(a, d, B.distance(a, b)) is b
+
+
+@PROPERTY
+@given(boards())
 def test_line_runs_from_next_to_a_to_b_one_step_at_a_time(case):
     board, _, a, b, _ = case
     tiles = B.line(a, b)
