@@ -216,7 +216,7 @@ def _run_scenario(suite, data, defaults, sc, index, display, lines, diags, engin
             if ok is not True:
                 result.failures.append(f"expected: {code}")
     result.ok = not result.failures
-    result.narration = list(world.narration)
+    result.narration = [n for n in world.narration if type(n) is not dict]  # the log lines, not "place" records
     return result
 
 

@@ -25,7 +25,7 @@ from .stackcheck import verify as verify_stack
 from .symbols import Symbols
 from .expressions import Expressions, a_type
 from .inlining import Inlining, names_in
-from .types import ANY, INT, NONE, PLAYER, STR, THING, ZONE, Type, TypeSpace, list_of
+from .types import ANY, INT, NONE, PLAYER, STR, THING, TILE, ZONE, Type, TypeSpace, list_of
 
 __all__ = ["FunctionCompiler", "a_type", "names_in"]
 
@@ -366,7 +366,13 @@ class FunctionCompiler(Expressions, Inlining):
 
     def s_Move(self, s: A.Move):
         self.things(s.what, "move")
-        self.expect(self.expr(s.dest), ZONE, s.dest.span, "the destination")
+        dest = self.expr(s.dest)
+        if dest in (TILE, NONE):  # onto a board's tile; none: off the board
+            if s.place == "top":
+                self.error("E0310", "'top' places a thing in a zone's order; a tile has none", s.dest.span)
+            self.emit(O.PLACE)
+            return
+        self.expect(dest, ZONE, s.dest.span, "the destination")
         self.emit(O.MOVE, s.place)
 
     def things(self, e, verb: str):

@@ -145,6 +145,10 @@ class DeclarationCollector:
         for p in params:
             keyword_name(p.name, p.span, self.diags)
 
+    def claim(self, name: str, span) -> bool:
+        """Take a top-level name for a declaration made outside the sources (a board file)."""
+        return self._claim(name, span)
+
     def _claim(self, name: str, span) -> bool:
         if keyword_name(name, span, self.diags):
             return False

@@ -14,7 +14,7 @@ from runebook.runtime import builtins as B
 from runebook.runtime import opcodes as O
 
 from .symbols import Behaviour, OwnedHandler
-from .types import (ACTION, ANY, BOOL, INT, NONE, PLAYER, STR, THING, TYPE_VAR, ZONE, Type, bind, elem,
+from .types import (ACTION, ANY, BOARD, BOOL, INT, NONE, PLAYER, STR, THING, TYPE_VAR, ZONE, Type, bind, elem,
                     event_of, list_of, named, spec_type)
 
 THING_ATTRS = {"face": (STR, O.THING_FACE), "entry": (STR, O.THING_ENTRY),
@@ -117,6 +117,9 @@ class Expressions:
         if name in syms.entries or name in syms.symbols:
             self.emit(O.CONST, name)
             return syms.constant_type(name)
+        if name in syms.boards:  # a board is named by its name; its tiles know their board
+            self.emit(O.CONST, name)
+            return BOARD
         if name in syms.actions:  # what 'act GROUP for P' gives back when this action was taken
             self.emit(O.CONST, name)
             return STR

@@ -37,6 +37,7 @@ class PackSource:
     manifest_file: str
     sources: list = field(default_factory=list)  # [(display name, Path)], includes first
     tests: list = field(default_factory=list)
+    boards: list = field(default_factory=list)   # [(display name, Path)] of board files, includes first
 
     @property
     def name(self) -> str:
@@ -143,12 +144,19 @@ def read_pack(root: Path, diags: list, _stack: tuple = (), check: bool = True) -
         sub = read_pack(target, diags, (*_stack, here), check)
         if sub is not None:
             pack.sources.extend(sub.sources)
+            pack.boards.extend(sub.boards)
     for i, pattern in enumerate(manifest.get("sources", ["**/*.rune"])):
         matches = _confined_files(root, manifest, "sources", i, mfile, diags)
         if matches == []:
             diags.append(Diagnostic("E0415", f"source pattern '{pattern}' matches no file",
                                     locate(manifest, ["sources", i], mfile)))
         pack.add_sources(matches or [])
+    for i, pattern in enumerate(manifest.get("boards", [])):
+        matches = _confined_files(root, manifest, "boards", i, mfile, diags)
+        if matches == []:
+            diags.append(Diagnostic("E0415", f"board pattern '{pattern}' matches no file",
+                                    locate(manifest, ["boards", i], mfile)))
+        pack.boards.extend((_display(p, root), p) for p in matches or [])
     for i, pattern in enumerate(manifest.get("tests", ["tests/**/*.yaml"])):
         pack.tests.extend(_confined_files(root, manifest, "tests", i, mfile, diags) or [])
     return pack
@@ -208,7 +216,7 @@ def _player_counts(manifest: dict, mfile: str) -> list:
 def pack_hash(pack: PackSource) -> str:
     digest = hashlib.sha256()
     digest.update((pack.root / MANIFEST).read_bytes())
-    for display, path in pack.sources:
+    for display, path in pack.sources + pack.boards:
         digest.update(display.encode() + b"\0")
         digest.update(path.read_bytes())
         digest.update(b"\0")
@@ -256,6 +264,7 @@ def compile_source(pack: PackSource, diags: list, phash: str):
     collector = DeclarationCollector(diags)
     checked_from = len(diags)
     syms = collector.collect(modules)
+    _read_boards(pack, syms, collector, diags)
     bodies = BodyCompiler(syms, collector.types, diags)
     functions, entry_points, actions, groups, policies = bodies.compile_all()
     if unparsed:
@@ -280,8 +289,32 @@ def compile_source(pack: PackSource, diags: list, phash: str):
         behaviours={k: [f for f, (t, _) in info.fields.items() if isinstance(t, Behaviour)]
                     for k, info in syms.kinds.items()},
         functions=functions, entry_points=entry_points, actions=actions, groups=groups, policies=policies,
+        boards=syms.boards,
     )
     return program, syms, collector.types
+
+
+def _read_boards(pack: PackSource, syms, collector, diags: list) -> None:
+    """Each board file the manifest lists (`boards:`) becomes a board named after the file."""
+    from .boardmap import read_board
+
+    for display, path in pack.boards:
+        name = path.name.removesuffix(".board")
+        try:
+            data = path.read_bytes()
+            if len(data) > MAX_SOURCE_BYTES:
+                diags.append(Diagnostic("E0104", f"'{display}' is larger than {MAX_SOURCE_BYTES:,} bytes",
+                                        Span(display, 1, 1, 1, 2), "a board file holds one hand-drawn map"))
+                continue
+            spec, problems = read_board(name, data.decode("utf-8"), display, syms)
+        except UnicodeDecodeError:
+            diags.append(Diagnostic("E0102", f"'{display}' is not UTF-8 text", Span(display, 1, 1, 1, 2)))
+            continue
+        diags.extend(problems)
+        # A broken board still names a board (None: no program is made), so the scripts
+        # using it are not reported again as naming nothing.
+        if collector.claim(name, Span(display, 1, 1, 1, 2)):
+            syms.boards[name] = spec
 
 
 # What a file that did not parse may have declared: with it missing, these are guesses
@@ -357,7 +390,8 @@ def _remember_pack(pack: PackSource) -> None:
     if pack.manifest.get("include"):
         return  # included packs have manifests of their own: always read them properly
     try:
-        entry = {"name": pack.name, "sources": list(pack.manifest.get("sources", ["**/*.rune"]))}
+        entry = {"name": pack.name, "sources": list(pack.manifest.get("sources", ["**/*.rune"])),
+                 "boards": list(pack.manifest.get("boards", []))}
         write_signed("manifests", _manifest_key(pack.root), json.dumps(entry).encode())
     except OSError:
         pass
@@ -373,6 +407,8 @@ def _remembered_pack(root: Path) -> Optional[PackSource]:
     pack = PackSource(root, {"name": entry["name"]}, _display(root / MANIFEST, root))
     for pattern in entry["sources"]:
         pack.add_sources(_files(root, pattern))
+    for pattern in entry.get("boards", []):
+        pack.boards.extend((_display(p, root), p) for p in _files(root, pattern))
     return pack
 
 

@@ -33,6 +33,7 @@ PACK_SCHEMA = {
         "sources": {"type": "array", "items": {"type": "string"}, "minItems": 1},
         "include": {"type": "array", "items": {"type": "string"}},
         "tests": {"type": "array", "items": {"type": "string"}},
+        "boards": {"type": "array", "items": {"type": "string"}},
     },
 }
 

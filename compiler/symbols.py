@@ -92,6 +92,7 @@ class Symbols:
     entries: dict = field(default_factory=dict)      # id -> {"kind": k, field: value}
     symbols: dict = field(default_factory=dict)      # bare symbol (faces, symbols decls) -> span
     symbol_sets: dict = field(default_factory=dict)  # declared set (a type) -> [members]
+    boards: dict = field(default_factory=dict)       # board name -> its map as plain data (boardmap.py)
     symbol_type: dict = field(default_factory=dict)  # member of a set -> the set's name
     behaviours: list = field(default_factory=list)   # [BehaviourBody], defaults and entries' own
     events: dict = field(default_factory=dict)       # name -> [(param, Type)]
@@ -118,5 +119,5 @@ class Symbols:
 
     def all_value_names(self) -> list[str]:
         names = list(self.globals) + list(self.options) + list(self.zones) + list(self.entries)
-        names += list(self.symbols) + list(self.actions) + ["players", "true", "false", "none"]
+        names += list(self.symbols) + list(self.actions) + list(self.boards) + ["players", "true", "false", "none"]
         return names

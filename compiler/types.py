@@ -2,6 +2,7 @@
 
   int bool str thing player zone     the value types
   action                             one option of an 'act' decision: an action and its arguments
+  tile board                         a tile of a board, and a board (its name)
   none                               the type of the literal 'none'
   any                                unknown after an earlier error (never reported twice)
   list[T]                            immutable lists
@@ -67,11 +68,12 @@ def elem(t: Type) -> Type:
 
 INT, BOOL, STR = named("int"), named("bool"), named("str")
 THING, PLAYER, ZONE, ACTION = named("thing"), named("player"), named("zone"), named("action")
+TILE, BOARD = named("tile"), named("board")
 NONE, ANY = named("none"), named("any")
 
 # The types a declaration may name, by name, in the order "did you mean" offers them.
-BASE = {t.name: t for t in (INT, BOOL, STR, THING, PLAYER, ZONE, ACTION)}
-NULLABLE_BASE = frozenset((STR, THING, PLAYER, ZONE, ACTION))
+BASE = {t.name: t for t in (INT, BOOL, STR, THING, PLAYER, ZONE, ACTION, TILE, BOARD)}
+NULLABLE_BASE = frozenset((STR, THING, PLAYER, ZONE, ACTION, TILE))
 
 
 @lru_cache(maxsize=None)

@@ -192,6 +192,34 @@ def _has_cycle(world, pairs):
     return _groups(pairs)[1]
 
 
+# ---------------------------------------------------------------- boards (runtime/board.py)
+# A board is named by its name (a text); its tiles are Tile objects, which know their board.
+from . import board as _board  # noqa: E402 - after ScriptFault, which it uses; read only when called
+
+
+def _board_named(world, name):
+    board = world.boards.get(name)
+    if board is None:
+        raise ScriptFault(f"there is no board '{name}'")
+    return board
+
+
+def _tile_at(world, name, x, y):
+    return _board_named(world, name).at(x, y)
+
+
+def _tile_of(world, thing):
+    return world.positions.get(thing) if thing is not None else None
+
+
+def _things_at(world, tile):
+    return tuple(world.occupants[_board._tile_arg(tile).board.number][tile.index])
+
+
+def _in_region(world, tile, name):
+    return name in _board._tile_arg(tile).regions
+
+
 BUILTINS: tuple[Builtin, ...] = (
     Builtin("len", ("coll[T]",), "int", "Number of items in a list or zone.",
             "len(hand of p)", lambda w, c: len(_items(c))),
@@ -241,6 +269,70 @@ BUILTINS: tuple[Builtin, ...] = (
     Builtin("text", ("any",), "str", "A value as narration text.", "text(p)", _text),
     Builtin("is_die", ("thing",), "bool", "Whether a thing is a die (has faces).", "is_die(t)",
             lambda w, t: w.is_die(t)),
+    Builtin("tile_at", ("board", "int", "int"), "tile",
+            "The tile of a board at a column and row (0-based, row 0 at the top of the map), or none off the board.",
+            "tile_at(arena, 3, 4)", _tile_at),
+    Builtin("tile_x", ("tile",), "int", "A tile's column in its board's map (0-based).", "tile_x(t)",
+            lambda w, t: _board._tile_arg(t).x),
+    Builtin("tile_y", ("tile",), "int", "A tile's row in its board's map (0-based, 0 at the top).", "tile_y(t)",
+            lambda w, t: _board._tile_arg(t).y),
+    Builtin("tiles_of", ("board",), "list[tile]", "Every tile of a board, in reading order (rows from the top).",
+            "tiles_of(arena)", lambda w, b: _board_named(w, b).tiles),
+    Builtin("distance", ("tile", "tile"), "int",
+            "Steps between two tiles by the board's geometry: square counts a diagonal as one step "
+            "(chebyshev), square4 does not (manhattan), hex counts hexes.",
+            "distance(tile_of(a), tile_of(b))", lambda w, a, b: _board.distance(a, b)),
+    Builtin("in_line", ("tile", "tile"), "bool",
+            "Whether two tiles share a row, column or diagonal (square), a row or column (square4), "
+            "or one of the three axes (hex).", "in_line(here, there)", lambda w, a, b: _board.in_line(a, b)),
+    Builtin("within", ("tile", "int"), "list[tile]",
+            "Every tile at most n steps away (the tile itself included), nearest first, then in reading order.",
+            "within(here, 2)", lambda w, t, n: _board.within(t, n)),
+    Builtin("adjacent", ("tile",), "list[tile]",
+            "A tile's neighbours on its board, in the geometry's direction order.",
+            "adjacent(here)", lambda w, t: _board._tile_arg(t).adjacent),
+    Builtin("tile_toward", ("tile", "int", "int"), "tile",
+            "The tile n steps away in a direction (its number in the geometry's order, modulo their count: "
+            "adding 1 turns), or none off the board.", "tile_toward(here, facing, 2)",
+            lambda w, t, d, n: _board.toward(t, d, n)),
+    Builtin("direction_to", ("tile", "tile"), "int",
+            "The direction (its number, as tile_toward takes it) in which the second tile lies in line "
+            "with the first, or -1 when it is not in line or is the same tile.", "direction_to(here, target)",
+            lambda w, a, b: _board.direction_to(a, b)),
+    Builtin("line", ("tile", "tile"), "list[tile]",
+            "The tiles a straight line from the first tile's centre to the second's passes through, "
+            "the first excluded, the second included.", "line(here, target)", lambda w, a, b: _board.line(a, b)),
+    Builtin("reachable_tiles", ("tile", "int"), "list[tile]",
+            "The tiles a thing on a tile may end a move of at most n steps on: free and not blocked, "
+            "reached without crossing a blocked tile (an occupied tile may be passed, costing its step); "
+            "nearest first, then in reading order.", "reachable_tiles(tile_of(t), 4)",
+            lambda w, t, n: _board.reachable(w, t, n)),
+    Builtin("path", ("tile", "tile"), "list[tile]",
+            "A shortest walk between two tiles, the first excluded, the last included, passing occupied "
+            "tiles but no blocked one (ties: the first found, trying directions in order); "
+            "[] when the last tile is occupied, blocked or out of reach.", "path(tile_of(t), goal)",
+            lambda w, a, b: _board.path(w, a, b)),
+    Builtin("nearest", ("tile", "coll[T]"), "T",
+            "Of the things given (a list or zone), the one standing nearest a tile on its board "
+            "(ties: reading order of their tiles, then the order given); none when none is on it.",
+            "nearest(here, pieces)",
+            lambda w, t, xs: _board.nearest(w, t, xs)),
+    Builtin("tile_of", ("thing",), "tile", "The tile a thing stands on, or none when it is on no board.",
+            "tile_of(t)", _tile_of),
+    Builtin("things_at", ("tile",), "list[thing]", "The things standing on a tile, in order of arrival.",
+            "things_at(here)", _things_at),
+    Builtin("things_on", ("board",), "list[thing]",
+            "Every thing standing on a board, in reading order of their tiles, then order of arrival.",
+            "things_on(arena)", lambda w, b: _board.things_on(w, _board_named(w, b))),
+    Builtin("in_region", ("tile", "str"), "bool", "Whether a tile is in a region its board's map gives it.",
+            "in_region(here, water)", _in_region),
+    Builtin("region", ("board", "str"), "list[tile]", "The tiles of a board in a region, in reading order.",
+            "region(arena, start)", lambda w, b, r: _board.region(_board_named(w, b), r)),
+    Builtin("regions_of", ("tile",), "list[str]", "The regions a tile is in, in the order its map gives them.",
+            "regions_of(here)", lambda w, t: _board._tile_arg(t).regions),
+    Builtin("picture", ("board",), "str",
+            "The board drawn as text, one line per row: each tile's glyph, or that of the first thing on it.",
+            "picture(arena)", lambda w, b: _board.picture(w, _board_named(w, b))),
 )
 
 BY_NAME: dict[str, Builtin] = {b.name: b for b in BUILTINS}

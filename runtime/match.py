@@ -2,7 +2,7 @@
 
 A match is fully determined by (engine version, pack hash, options, seed,
 decisions). With record=True it keeps an event log (JSON-ready dicts):
-start, say (narration), decision, end. `on_event` streams events as they
+start, say (narration), place (a thing moved on a board), decision, end. `on_event` streams events as they
 happen, so a watcher sees narration before the next question. Entries only
 one player may read carry "private": that player's seat (1-based): lines
 written with `log to p`, and decisions whose options show things of a
@@ -61,9 +61,11 @@ class Match:
         narration = self.world.narration
         if narration:
             if self.record:
-                for entry in narration:  # a text, or (seat, text) for one player's eyes
+                for entry in narration:  # a text, (seat, text) for one player's eyes, or a record
                     if type(entry) is tuple:
                         self._event({"type": "say", "text": entry[1], "private": entry[0] + 1})
+                    elif type(entry) is dict:
+                        self._event(entry)
                     else:
                         self._event({"type": "say", "text": entry})
             narration.clear()

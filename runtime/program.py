@@ -87,6 +87,7 @@ class Derived:
     fast_module: Any = None            # runtime.fastvm.FastModule, built on first use
     constant_ratings: dict = field(default_factory=dict)  # policy -> {rating fn: its constant value}
     names: dict | None = None          # what the disassembler calls functions, zones, variables by index
+    boards: dict | None = None         # name -> runtime.board.Board, built from Program.boards on first use
 
 
 @dataclass(slots=True)
@@ -112,6 +113,7 @@ class Program:
     groups: dict                  # group -> [action index]
     policies: dict                # name -> {"action": {action index: fn}, "choice": {tag: fn},
                                   #          "decide": {"action": {group: fn}, "choice": {tag: fn}}}
+    boards: dict = field(default_factory=dict)  # name -> its map as plain data (runtime/board.py, Board)
     derived: Derived = field(default_factory=Derived, repr=False, compare=False)
 
     # ---------------------------------------------------------------- serialisation
@@ -164,6 +166,7 @@ class Program:
             "actions": [[a.name, a.groups, a.params, a.body, a.enumerate] for a in self.actions],
             "groups": self.groups,
             "policies": self.policies,
+            "boards": self.boards,
         }
 
     @classmethod
@@ -211,7 +214,7 @@ class Program:
                            for f in data["functions"]],
                 entry_points=data["entry_points"],
                 actions=[Action(*row) for row in data["actions"]],
-                groups=data["groups"], policies=data["policies"],
+                groups=data["groups"], policies=data["policies"], boards=data["boards"],
             )
         except (KeyError, TypeError, ValueError, IndexError, AttributeError) as err:
             raise ProgramFormatError(f"compiled pack is damaged ({type(err).__name__}: {err})") from None

@@ -37,7 +37,7 @@ from .structure import Arm, Block, Unstructured, dispatch, structure
 ATTRIBUTES = frozenset({"vars", "face", "entry", "zone", "owner", "seat", "items", "fields",
                         "cancelled", "append", "clear", "get", "move", "destroy", "roll",
                         "shuffle", "set_face", "create", "random_from", "narration", "quiet",
-                        "holders"})
+                        "holders", "place"})
 
 _BRANCHES = set(O.JUMP_TARGET) | {O.SWITCH_VAR, O.RETURN}
 
@@ -613,6 +613,7 @@ TRANSLATIONS = {
     "CHECK_NESTING": _unary("_check_nesting({x})"),
     "CALL_FIELD": _call_field,
     "HOLDERS": _holders,
+    "PLACE": _mutation("_W.place({0}, {1})", 2),
     "CANCEL": lambda w, slot: w.stmt(CLEAR_MEMO, f"l{slot}.cancelled = True"),
     "DECIDE": _decide("choice"),
     "DECIDE_ACTION": _decide("action"),

@@ -428,6 +428,10 @@ if len(frames) > MAX_DEPTH:
 ENTER(self.functions[fn_index], args, None)
 """,
     "HOLDERS": "stack.append(world.holders(*arg))",
+    "PLACE": """\
+tile = stack.pop()
+world.place(stack.pop(), tile)
+""",
 }
 
 DISPATCH_RANGES = (8, 16, 32)  # the chain's groups: codes below 8, below 16, below 32, the rest

@@ -11,6 +11,7 @@ from __future__ import annotations
 import random
 from collections import deque
 
+from .board import Occupancy
 from .builtins import ScriptFault
 from .scripting import MAX_LENGTH, TooLarge, sized
 
@@ -87,7 +88,7 @@ class Event:
         self.cancelled = False
 
 
-class World:
+class World(Occupancy):
     def __init__(self, program, seed: int, options: dict, n_players: int):
         self.program = program
         self.rng = random.Random(seed)
@@ -113,6 +114,7 @@ class World:
         self.narration: list = []   # texts logged by scripts, drained by the match driver
         self.quiet = False          # True: nobody reads the narration, scripts skip building it
         self.narration_failures: list = []  # ScriptErrors of log lines that could not be made
+        self.init_boards(program)
 
     # ---------------------------------------------------------------- things and zones
     def holders(self, entry: str, places: tuple) -> tuple:
@@ -162,6 +164,8 @@ class World:
             if t.zone is not None:
                 t.zone.items.remove(t)
                 t.zone = None
+            if self.positions:  # a thing removed from the game leaves its board too
+                self.lift(t)
 
     # ---------------------------------------------------------------- random draws
     # Every draw of a match is below(n): the draw Python's Random makes for randrange(n)

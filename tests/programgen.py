@@ -19,12 +19,27 @@ from hypothesis import strategies as st
 
 from runebook.compiler.pack import compile_pack
 
-from packmaker import write_pack  # tests/packmaker.py
+from packmaker import manifest, write_pack  # tests/packmaker.py
 
 SYMBOLS = ("red", "green", "blue")
 FACES = ("heads", "tails")
+# A small board the programs put things on: moves, lifts and board questions are compared too.
+BOARD = """\
+geometry: square
+regions: area
+blocked: wall
+legend:
+  .
+  # wall
+  h home
+layer:
+  h..#
+  .#..
+  ...h
+"""
 HEADER = """\
 symbols red, green, blue
+symbols area: wall, home
 die coin: heads, tails
 kind gem held in hand {
   worth: int
@@ -557,7 +572,15 @@ class ProgramGen:
                 f"  {w} += 1"] + self.indent(body) + ["}"]
 
     def s_things(self, sc, depth):
-        kind = self.pick(["move", "move", "roll", "shuffle", "shuffle", "destroy", "face", "tv", "create"])
+        kind = self.pick(["move", "move", "roll", "shuffle", "shuffle", "destroy", "face", "tv", "create", "place"])
+        if kind == "place":  # onto a tile of the board (off it when tile_at gives none), then a question
+            x, y = self.e_int(sc, 1), self.e_int(sc, 1)
+            question = self.pick([f"len(reachable_tiles({{t}}, {self.e_int(sc, 0)}))", "len(path(tile_at(grid, 0, 0), {t}))",
+                                  "distance({t}, tile_at(grid, 3, 2))", "len(things_at({t}))", "len(things_on(grid))"])
+            thing = self.e_thing(sc, 1)
+            spot = f"tile_at(grid, {self.pick([x, f'({x}) % 4'])}, {self.pick([y, f'({y}) % 3'])})"
+            return [f"move {thing} to {spot}", f"g_n += {question.format(t=f'tile_of({thing})')}"
+                    if thing.isidentifier() else f"g_n += {question.format(t=spot)}"]
         if kind == "move":
             what = self.pick(["thing", "thing", "zone", "each"])
             if what == "thing":
@@ -797,7 +820,8 @@ class SeededProgramGen(ProgramGen):
 
 def compile_generated(text: str):
     with tempfile.TemporaryDirectory() as folder:
-        write_pack(Path(folder), {}, name="generated")
+        write_pack(Path(folder), {"grid.board": BOARD}, name="generated",
+                   pack_yaml=manifest("generated", extra='boards: ["*.board"]\n'))
         (Path(folder) / "gen.rune").write_text(text)  # as generated: not dedented
         prog, diags, _ = compile_pack(folder)
     errors = [str(d) for d in diags if d.severity == "error"]

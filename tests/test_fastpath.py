@@ -132,8 +132,9 @@ def world_state(world: World) -> tuple:
     for zone in world.zones:
         for z in (zone if isinstance(zone, list) else [zone]):
             zones.append((freeze(z), tuple((t.id, t.entry, t.face, freeze(t.vars)) for t in z.items)))
+    places = tuple((t.id, str(tile)) for t, tile in world.positions.items())  # things on boards, in order placed
     return (world.rng.getstate(), freeze(world.globals), tuple(freeze(p.vars) for p in world.players),
-            tuple(zones), world.next_id, tuple(world.narration), tuple(world.forced_rolls))
+            tuple(zones), world.next_id, tuple(world.narration), tuple(world.forced_rolls), places)
 
 
 @dataclass

@@ -1,0 +1,418 @@
+"""Boards: tiles laid out by a geometry, with content-defined regions, and things on them.
+
+A board is declared by a pack in a `.board` file (compiler/boardmap.py reads it): its
+geometry, its size, the regions each tile belongs to, which regions stop movement and
+the glyphs it is drawn with. What a compiled pack keeps is plain data (BoardSpec.to_data);
+the runtime builds Board objects from it once per program (boards_of), with each tile's
+neighbours precomputed, and shares them between matches: a Board never changes.
+
+Where things stand is the world's (World.place): every board of a match has one list of
+occupants per tile, in order of arrival, and the world maps each thing to its tile.
+
+Geometry is a small pluggable concept: a class per kind of grid gives the neighbours of
+a position (in a fixed order, which decides every tie-break), the distance between two
+positions, whether two positions are in line, and the straight line between them.
+Positions are (x, y): the column and row a tile is drawn at in the map, row 0 at the top.
+Nothing here iterates a set or depends on hash order.
+"""
+from __future__ import annotations
+
+from .builtins import ScriptFault, _items
+
+
+# ------------------------------------------------------------------ geometries
+class Geometry:
+    name = ""
+    directions: tuple = ()   # (dx, dy) steps to the neighbours, in their fixed order
+
+    def step(self, x: int, y: int, direction: int) -> tuple:
+        dx, dy = self.directions[direction]
+        return x + dx, y + dy
+
+    def neighbours(self, x: int, y: int) -> list:
+        return [self.step(x, y, d) for d in range(len(self.directions))]
+
+    def distance(self, a: tuple, b: tuple) -> int:
+        raise NotImplementedError
+
+    def in_line(self, a: tuple, b: tuple) -> bool:
+        raise NotImplementedError
+
+    def line(self, a: tuple, b: tuple) -> list:
+        """The positions a straight line from a's centre to b's passes, a excluded, b included."""
+        raise NotImplementedError
+
+    def render_row(self, y: int, glyphs: list) -> str:
+        return "".join(glyphs)
+
+
+def _round_half_up(num: int, den: int) -> int:
+    """num / den rounded to the nearest whole number, halves up; exact (whole numbers only),
+    so a line is the same on every machine."""
+    return (2 * num + den) // (2 * den)
+
+
+class SquareGrid(Geometry):
+    """Squares with eight neighbours: a diagonal step is one step (chebyshev distance).
+    The directions go round clockwise from up, so adding 1 to one turns by an eighth."""
+    name = "square"
+    directions = ((0, -1), (1, -1), (1, 0), (1, 1), (0, 1), (-1, 1), (-1, 0), (-1, -1))
+
+    def distance(self, a, b):
+        return max(abs(a[0] - b[0]), abs(a[1] - b[1]))
+
+    def in_line(self, a, b):
+        dx, dy = b[0] - a[0], b[1] - a[1]
+        return dx == 0 or dy == 0 or abs(dx) == abs(dy)
+
+    def line(self, a, b):
+        n = max(abs(a[0] - b[0]), abs(a[1] - b[1]))
+        return [(a[0] + _round_half_up((b[0] - a[0]) * i, n), a[1] + _round_half_up((b[1] - a[1]) * i, n))
+                for i in range(1, n + 1)]
+
+
+class SquareGrid4(SquareGrid):
+    """Squares with four neighbours: no diagonal steps (manhattan distance)."""
+    name = "square4"
+    directions = ((0, -1), (1, 0), (0, 1), (-1, 0))
+
+    def distance(self, a, b):
+        return abs(a[0] - b[0]) + abs(a[1] - b[1])
+
+    def in_line(self, a, b):
+        return a[0] == b[0] or a[1] == b[1]
+
+
+# Cube coordinates (q, s, r) are nudged this many millionths off a line's end points, so a
+# line running exactly along the edge between two hexes always picks the same side (Red
+# Blob Games' hex guide). They sum to 0, so the nudged point stays on the plane q + s + r = 0.
+_NUDGE = (1, -3, 2)
+_SCALE = 10**6
+
+
+class HexGrid(Geometry):
+    """Pointy-top hexes drawn in rows, odd rows shifted half a hex right ("odd-r"): a tile's
+    (x, y) is its column and row in the map; distances and lines use cube coordinates.
+    The six directions, in order: east, north-east, north-west, west, south-west, south-east."""
+    name = "hex"
+    # The six steps in axial coordinates (q = x - (y - (y & 1)) // 2, r = y): step() turns them
+    # into the map's offset positions, where a diagonal step depends on the row's parity.
+    directions = ((1, 0), (1, -1), (0, -1), (-1, 0), (-1, 1), (0, 1))
+
+    @staticmethod
+    def axial(p: tuple) -> tuple:
+        x, y = p
+        return x - (y - (y & 1)) // 2, y
+
+    @staticmethod
+    def offset(q: int, r: int) -> tuple:
+        return q + (r - (r & 1)) // 2, r
+
+    def step(self, x, y, direction):
+        q, r = self.axial((x, y))
+        dq, dr = self.directions[direction]
+        return self.offset(q + dq, r + dr)
+
+    def distance(self, a, b):
+        aq, ar = self.axial(a)
+        bq, br = self.axial(b)
+        dq, dr = aq - bq, ar - br
+        return (abs(dq) + abs(dr) + abs(dq + dr)) // 2
+
+    def in_line(self, a, b):
+        aq, ar = self.axial(a)
+        bq, br = self.axial(b)
+        return aq == bq or ar == br or aq + ar == bq + br
+
+    def line(self, a, b):
+        n = self.distance(a, b)
+        aq, ar = self.axial(a)
+        bq, br = self.axial(b)
+        start = (aq, -aq - ar, ar)
+        end = (bq, -bq - br, br)
+        den = _SCALE * n  # every point of the line, in whole units of 1 / den (exact)
+        out = []
+        for i in range(1, n + 1):
+            q, s, r = ((p * _SCALE + nudge) * n + (e - p) * _SCALE * i
+                       for p, e, nudge in zip(start, end, _NUDGE))
+            out.append(self.offset(*_cube_round(q, s, r, den)))
+        return out
+
+    def render_row(self, y, glyphs):
+        return (" " if y & 1 else "") + " ".join(glyphs)
+
+
+def _cube_round(q: int, s: int, r: int, den: int) -> tuple:
+    """The hex (q, r) whose centre is nearest the point (q/den, s/den, r/den) in cube coordinates."""
+    rq, rs, rr = _round_half_up(q, den), _round_half_up(s, den), _round_half_up(r, den)
+    eq, es, er = abs(rq * den - q), abs(rs * den - s), abs(rr * den - r)
+    if eq > es and eq > er:
+        rq = -rs - rr
+    elif er > es:
+        rr = -rq - rs
+    return rq, rr
+
+
+GEOMETRIES: dict = {g.name: g for g in (SquareGrid(), SquareGrid4(), HexGrid())}
+
+
+# ------------------------------------------------------------------ boards and tiles
+class Tile:
+    """One tile of a board: interned (a board has one Tile per position), so == is identity."""
+    __slots__ = ("board", "index", "x", "y", "pos", "regions", "adjacent", "blocked", "glyph")
+
+    def __init__(self, board, index, x, y, regions, blocked, glyph):
+        self.board = board
+        self.index = index
+        self.x = x
+        self.y = y
+        self.pos = (x, y)          # what the geometry reads: made once, not at every question
+        self.regions = regions     # tuple of region names, in the order the legend gives them
+        self.blocked = blocked     # in a region the board says stops movement
+        self.glyph = glyph         # how the map draws it
+        self.adjacent = ()         # neighbouring tiles, in the geometry's direction order
+
+    def __str__(self):
+        return f"({self.x},{self.y})"
+
+    __repr__ = __str__
+
+
+class Board:
+    def __init__(self, number: int, spec: dict):
+        self.number = number       # its index in the program's boards: the world's occupancy list
+        self.name = spec["name"]
+        self.geometry = GEOMETRIES[spec["geometry"]]
+        self.width, self.height = spec["width"], spec["height"]
+        self.thing_glyphs = spec["things"]
+        blocked = set(spec["blocked"])
+        self.tiles = tuple(Tile(self, i, i % self.width, i // self.width, tuple(regions),
+                                any(r in blocked for r in regions), glyph)
+                           for i, (regions, glyph) in enumerate(zip(spec["regions"], spec["glyphs"])))
+        for t in self.tiles:
+            t.adjacent = tuple(n for n in (self.at(x, y) for x, y in self.geometry.neighbours(t.x, t.y))
+                               if n is not None)
+        self.regions: dict = {}
+        for t in self.tiles:
+            for r in t.regions:
+                self.regions.setdefault(r, []).append(t)
+        self.regions = {r: tuple(ts) for r, ts in self.regions.items()}
+
+    def at(self, x: int, y: int):
+        if 0 <= x < self.width and 0 <= y < self.height:
+            return self.tiles[y * self.width + x]
+        return None
+
+
+def boards_of(program) -> dict:
+    """name -> Board for every board of a program, built once and kept with the program."""
+    boards = program.derived.boards
+    if boards is None:
+        boards = program.derived.boards = {
+            name: Board(i, spec) for i, (name, spec) in enumerate(program.boards.items())}
+    return boards
+
+
+# ------------------------------------------------------------------ questions about tiles
+def _tile_arg(t) -> Tile:
+    if t is None:
+        raise ScriptFault("the tile is 'none' (not a tile of a board)")
+    return t
+
+
+def _two_tiles(a, b) -> None:
+    """Both are tiles of one board: the questions about two tiles make no sense otherwise."""
+    if a is None or b is None:
+        _tile_arg(None)
+    if a.board is not b.board:
+        raise ScriptFault(f"tiles {a} and {b} are on different boards ('{a.board.name}', '{b.board.name}')")
+
+
+def distance(a: Tile, b: Tile) -> int:
+    _two_tiles(a, b)
+    return a.board.geometry.distance(a.pos, b.pos)
+
+
+def in_line(a: Tile, b: Tile) -> bool:
+    _two_tiles(a, b)
+    return a.board.geometry.in_line(a.pos, b.pos)
+
+
+def within(t: Tile, n: int) -> tuple:
+    """Every tile at distance n or less, nearest first, then in reading order."""
+    _tile_arg(t)
+    board, geometry, here = t.board, t.board.geometry, t.pos
+    if n < 0:
+        return ()
+    found = []
+    # Every tile within n lies in the box n (and a half, for hex rows) around t.
+    for y in range(max(0, t.y - n), min(board.height, t.y + n + 1)):
+        for x in range(max(0, t.x - n - 1), min(board.width, t.x + n + 2)):
+            d = geometry.distance(here, (x, y))
+            if d <= n:
+                found.append((d, y * board.width + x))
+    found.sort()
+    return tuple(board.tiles[i] for _, i in found)
+
+
+def toward(t: Tile, direction: int, n: int):
+    """The tile n steps from t in one of the geometry's directions (taken modulo their
+    number, so turning is adding to it), or none when that is off the board."""
+    _tile_arg(t)
+    geometry = t.board.geometry
+    direction %= len(geometry.directions)
+    x, y = t.x, t.y
+    for _ in range(max(0, n)):
+        x, y = geometry.step(x, y, direction)
+        if t.board.at(x, y) is None:  # past the edge: no wandering back in (hex rows shift)
+            return None
+    return t.board.at(x, y)
+
+
+def direction_to(a: Tile, b: Tile) -> int:
+    """The direction whose straight walk from a reaches b, or -1 when b is a itself or not
+    in line with it."""
+    _two_tiles(a, b)
+    geometry = a.board.geometry
+    if a is b or not geometry.in_line(a.pos, b.pos):
+        return -1
+    far = geometry.distance(a.pos, b.pos)  # in line, a straight walk of exactly this many steps
+    for d in range(len(geometry.directions)):
+        p = a.pos
+        for _ in range(far):
+            p = geometry.step(*p, d)
+        if p == b.pos:
+            return d
+    return -1
+
+
+def line(a: Tile, b: Tile) -> tuple:
+    _two_tiles(a, b)
+    board = a.board
+    return tuple(board.at(x, y) for x, y in board.geometry.line(a.pos, b.pos))
+
+
+def steps_from(start: Tile, budget=None, goal=None) -> dict:
+    """Breadth first over tiles that do not stop movement: tile index -> (steps, previous
+    index), up to `budget` steps, or until `goal` is reached. Occupied tiles are passed over
+    (each costs its step like any other) but only reached, never stopped on: the caller
+    filters them."""
+    seen = {start.index: (0, -1)}
+    frontier = [start]
+    steps = 0
+    while frontier and (budget is None or steps < budget):
+        steps += 1
+        nxt = []
+        for t in frontier:
+            for n in t.adjacent:
+                if n.index not in seen and not n.blocked:
+                    seen[n.index] = (steps, t.index)
+                    if n is goal:
+                        return seen
+                    nxt.append(n)
+        frontier = nxt
+    return seen
+
+
+def reachable(world, t: Tile, budget: int) -> tuple:
+    """The tiles a thing on t can end a move of at most `budget` steps on: free, not blocked,
+    reached without crossing a blocked tile; nearest first, then in reading order."""
+    _tile_arg(t)
+    occupants = world.occupants[t.board.number]
+    seen = steps_from(t, max(0, budget))
+    tiles = t.board.tiles
+    found = sorted((steps, i) for i, (steps, _) in seen.items() if steps > 0 and not occupants[i])
+    return tuple(tiles[i] for _, i in found)
+
+
+def path(world, a: Tile, b: Tile) -> tuple:
+    """A shortest walk from a to b (a excluded, b included), or [] when b cannot be stopped
+    on or reached. Ties go to the walk found first, trying directions in the geometry's order."""
+    _two_tiles(a, b)
+    occupants = world.occupants[a.board.number]
+    if a is b or b.blocked or occupants[b.index]:
+        return ()
+    seen = steps_from(a, goal=b)
+    if b.index not in seen:
+        return ()
+    tiles, out, i = a.board.tiles, [], b.index
+    while i != a.index:
+        out.append(tiles[i])
+        i = seen[i][1]
+    return tuple(reversed(out))
+
+
+def nearest(world, t: Tile, things) -> object:
+    """The thing, of those given, standing nearest t on t's board (ties: reading order of
+    their tiles, then the order given); none when none of them is on that board."""
+    _tile_arg(t)
+    best, best_key = None, None
+    geometry, here = t.board.geometry, t.pos
+    positions = world.positions
+    for order, x in enumerate(_items(things)):
+        where = positions.get(x)
+        if where is None or where.board is not t.board:
+            continue
+        key = (geometry.distance(here, where.pos), where.index, order)
+        if best_key is None or key < best_key:
+            best, best_key = x, key
+    return best
+
+
+def region(board: Board, name: str) -> tuple:
+    return board.regions.get(name, ())
+
+
+def things_on(world, board: Board) -> tuple:
+    return tuple(x for here in world.occupants[board.number] for x in here)
+
+
+def picture(world, board: Board) -> str:
+    """The board as text: each tile's glyph, or the glyph of the first thing on it."""
+    glyphs, entries = board.thing_glyphs, world.entries
+    occupants = world.occupants[board.number]
+    rows = []
+    for y in range(board.height):
+        row = []
+        for t in board.tiles[y * board.width:(y + 1) * board.width]:
+            here = occupants[t.index]
+            if here:
+                entry = here[0].entry
+                row.append(glyphs.get(entry) or glyphs.get(entries[entry]["kind"]) or "?")
+            else:
+                row.append(t.glyph)
+        rows.append(board.geometry.render_row(y, row))
+    return "\n".join(rows)
+
+
+class Occupancy:
+    """Where the things of one match stand: a mixin of World (runtime/world.py)."""
+
+    def init_boards(self, program) -> None:
+        self.boards = boards_of(program) if program.boards else {}
+        self.occupants = [[[] for _ in b.tiles] for b in self.boards.values()]
+        self.positions: dict = {}  # thing -> the tile it stands on
+
+    def place(self, what, tile) -> None:
+        """Put things on a tile (each at the end of the tile's occupants), or off their
+        board when the tile is none. A match that is watched logs each move."""
+        things = what if type(what) is tuple or type(what) is list else (what,)
+        for x in things:
+            if x is None:
+                raise ScriptFault("cannot move 'none'")
+            if tile is not None and x.zone is None:
+                raise ScriptFault(f"{x!r} was destroyed: it cannot be put on a board")
+            old = self.lift(x)
+            if tile is not None:
+                self.occupants[tile.board.number][tile.index].append(x)
+                self.positions[x] = tile
+            if not self.quiet and (tile or old) is not None:  # the match log's "place" record
+                self.narration.append({"type": "place", "thing": self.value_label(x),
+                                       "board": (tile or old).board.name, "tile": str(tile) if tile else None})
+
+    def lift(self, x):
+        """Take a thing off its board; the tile it stood on, or none."""
+        old = self.positions.pop(x, None)
+        if old is not None:
+            self.occupants[old.board.number][old.index].remove(x)
+        return old
