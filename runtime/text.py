@@ -10,8 +10,8 @@ SIBILANT_ENDINGS = ("s", "x", "z", "ch", "sh")
 
 
 def plural_form(word: str) -> str:
-    """The plural of a noun (of its last word): goblin -> goblins, box -> boxes, city -> cities."""
-    if not word:
+    """The plural of a noun (of its last word): coin -> coins, box -> boxes, city -> cities."""
+    if not word or word.isupper():  # an abbreviation (HP) reads the same for many
         return word
     lower = word.lower()
     if lower.endswith(SIBILANT_ENDINGS):
@@ -22,13 +22,13 @@ def plural_form(word: str) -> str:
 
 
 def counted(n: int, word: str) -> str:
-    """A number and a noun that agrees with it: 1 goblin, 2 goblins, 0 goblins."""
+    """A number and a noun that agrees with it: 1 coin, 2 coins, 0 coins."""
     return f"{n} {word if n == 1 else plural_form(word)}"
 
 
 def article(word: str) -> str:
-    """A noun with 'a' or 'an' by its first letter (an ooze, a goblin); a capitalised
-    name stands alone (Mercenary)."""
+    """A noun with 'a' or 'an' by its first letter (an apple, a coin); a capitalised
+    name stands alone (London)."""
     if not word or word[0].isupper() or word[0].isdigit():
         return word
     return ("an " if word[0].lower() in VOWELS else "a ") + word

@@ -1,0 +1,157 @@
+"""How a pack asks to be shown to people: its view.yaml, and decisions put into words.
+
+view.yaml is content (docs/viewer.md): the unit of the score, a phrase per action or
+choice tag ("collects mana in {l}"), which thing variable names a thing's player, and
+how to draw the board. Nothing here knows a game: phrases fill holes with the
+names of the values chosen, and English forms come from runtime/text.py.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Optional
+
+VIEW_FILE = "view.yaml"
+HOLE = re.compile(r"\{([a-z_][a-z0-9_]*)(?:\|(a|plural))?\}")
+
+
+@dataclass
+class Presentation:
+    score_unit: str = "point"
+    owner_var: Optional[str] = None
+    phrases: dict = field(default_factory=dict)
+    board: Optional[dict] = None
+
+
+def load_presentation(root: Optional[Path]) -> Presentation:
+    """The pack folder's view.yaml, checked against its schema (a problem ends the command);
+    a pack without one is shown plainly."""
+    from runebook.compiler.schema import validate
+    from runebook.dsl.diagnostics import ContentError
+    from runebook.dsl.yaml_load import load_yaml
+    from .errors import content_error
+
+    if root is None or not (root / VIEW_FILE).is_file():
+        return Presentation()
+    shown = f"{root.name}/{VIEW_FILE}"
+    try:
+        data = load_yaml(root / VIEW_FILE, shown)
+    except ContentError as err:
+        content_error(err.diagnostics, root.resolve().parent)
+    problems = validate(data if data is not None else {}, "view", shown)
+    if problems:
+        content_error(problems, root.resolve().parent)
+    data = data or {}
+    return Presentation(str(data.get("score_unit", "point")), data.get("owner_var"),
+                        {str(k): str(v) for k, v in (data.get("phrases") or {}).items()},
+                        _plain(data["board"]) if "board" in data else None)
+
+
+def _plain(value):
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    return value
+
+
+class Phraser:
+    """Names values and decisions as a person reads them, in one match's world."""
+
+    def __init__(self, presentation: Presentation, program, world):
+        self.presentation = presentation
+        self.program = program
+        self.world = world
+        names = [v.name for v in program.thing_vars]
+        owner = presentation.owner_var
+        self.owner_slot = names.index(owner) if owner in names else None
+
+    # ------------------------------------------------------------ values
+    def name(self, value, tell_apart: bool = True) -> str:
+        from runebook.runtime.text import joined
+        from runebook.runtime.world import HiddenThing, Thing
+        if isinstance(value, HiddenThing):
+            return "a hidden thing"
+        if isinstance(value, Thing):
+            base = self._entry_name(value.entry) if value.face is None else value.face.replace("_", " ")
+            owner = self.owner(value)
+            if tell_apart and owner is not None and self._shared_name(value, base):
+                return f"{base} (Player {owner.seat + 1})"
+            return base
+        if isinstance(value, str) and value in self.world.entries:
+            return self._entry_name(value)
+        if isinstance(value, (tuple, list)) and value:
+            return joined([self.name(v, tell_apart) for v in value])
+        return self.world.describe(value)
+
+    def _entry_name(self, entry: str) -> str:
+        given = self.world.entries.get(entry, {}).get("name")
+        return given if isinstance(given, str) and given else entry.replace("_", " ")
+
+    def owner(self, thing):
+        """The player a thing belongs to: its zone's owner, else the pack's owner variable."""
+        from runebook.runtime.world import Player
+        if thing.zone is not None and thing.zone.owner is not None:
+            return thing.zone.owner
+        if self.owner_slot is not None:
+            held = thing.vars[self.owner_slot]
+            return held if isinstance(held, Player) else None
+        return None
+
+    def _shared_name(self, thing, base: str) -> bool:
+        """Whether a thing of another player goes by the same name (a mirror match)."""
+        from runebook.runtime.world import Thing
+        mine = self.owner(thing)
+        for zones in self.world.zones:
+            for zone in zones if isinstance(zones, list) else (zones,):
+                for other in zone.items:
+                    if (type(other) is Thing and other is not thing and self.owner(other) is not mine
+                            and self.name(other, tell_apart=False) == base):
+                        return True
+        return False
+
+    # ------------------------------------------------------------ decisions
+    def decision(self, decision, index: int) -> Optional[str]:
+        """'Player 2 casts Imprison on Paladin (Player 1)': the pack's phrase for the chosen
+        option, or None when the pack gives none."""
+        option = decision.options[index]
+        if decision.kind == "action":
+            action = self.program.actions[option[0]]
+            template = self.presentation.phrases.get(action.name)
+            values = dict(zip(action.params, option[1:]))
+        else:
+            template = self.presentation.phrases.get(decision.tag)
+            values = {"choice": option}
+        if template is None:
+            return None
+        return f"Player {decision.player.seat + 1} {self.fill(template, values)}"
+
+    def fill(self, template: str, values: dict) -> str:
+        from runebook.runtime.text import article, plural_form
+
+        def hole(match):
+            key, form = match.group(1), match.group(2)
+            if key not in values:
+                return match.group(0)  # a phrase naming no parameter shows the hole: easy to spot
+            text = self.name(values[key])
+            if form == "a":
+                return article(text)
+            if form == "plural":
+                return plural_form(text)
+            return text
+        return HOLE.sub(hole, template)
+
+
+class Watched:
+    """An agent whose choices are kept (decision, index), for a narrator to put into words."""
+
+    def __init__(self, agent, seen: list):
+        self.agent = agent
+        self.name = getattr(agent, "name", "?")
+        self.seen = seen
+
+    def choose(self, decision, view) -> int:
+        index = self.agent.choose(decision, view)
+        self.seen.append((decision, index))
+        return index
