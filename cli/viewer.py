@@ -84,19 +84,20 @@ class PageRecorder:
     def _zone(self, zone) -> dict:
         shown = {"name": zone.name.replace("_", " "), "owner": zone.owner.seat + 1 if zone.owner else None,
                  "count": len(zone.items), "private": zone.private}
-        shown["items"] = [self._value(t) for t in zone.items] if self._sees(zone) else None
+        # The zone's heading names its player: its things need not.
+        shown["items"] = [self._value(t, tell_apart=False) for t in zone.items] if self._sees(zone) else None
         return shown
 
-    def _value(self, value):
+    def _value(self, value, tell_apart: bool = True):
         """A value as the page shows it; a thing this seat cannot see is only 'hidden'."""
         from runebook.runtime.world import Thing
         if isinstance(value, Thing) and not self._sees(value.zone):
             return "hidden"
         if isinstance(value, (tuple, list)):
-            return [self._value(v) for v in value]
+            return [self._value(v, tell_apart) for v in value]
         if value is None or type(value) is int:
             return value
-        return self.phraser.name(value)
+        return self.phraser.name(value, tell_apart)
 
     def _board(self, board: dict) -> dict:
         """The spaces (with their counters) and the pieces standing on them."""
