@@ -27,7 +27,7 @@ def play(target: str, agents: str, players: Optional[int], seed: Optional[int], 
         if path is not None and not path.parent.is_dir():  # say so now, not after a long game
             usage_error(f"cannot write {what} '{path}': no folder '{path.parent}'")
     program = load_program(target)
-    presentation = load_presentation(find_pack(target))
+    presentation = load_presentation(find_pack(target), program)
     options = options_for(program, option_flags)
     n = players_for(program, players)
     specs = agent_specs(agents, n)

@@ -28,7 +28,7 @@ def view(log: Path, out: Path, seat: Optional[int], pack_override: Optional[str]
     if seat is not None and seat > start["players"]:
         usage_error(f"--seat {seat}: the match has {start['players']} players")
     target, program = program_for(start, pack_override)
-    presentation = load_presentation(find_pack(target))
+    presentation = load_presentation(find_pack(target), program)
     seen: list = []
     agents = [Watched(ScriptedAgent(a), seen) for a in answers_by_seat(recorded, start["players"])]
     recorder = PageRecorder(program, presentation, seen, seat)

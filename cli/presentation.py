@@ -24,9 +24,9 @@ class Presentation:
     board: Optional[dict] = None
 
 
-def load_presentation(root: Optional[Path]) -> Presentation:
-    """The pack folder's view.yaml, checked against its schema (a problem ends the command);
-    a pack without one is shown plainly."""
+def load_presentation(root: Optional[Path], program) -> Presentation:
+    """The pack folder's view.yaml, checked against its schema and the program (a problem
+    ends the command); a pack without one is shown plainly."""
     from runebook.compiler.schema import validate
     from runebook.dsl.diagnostics import ContentError
     from runebook.dsl.yaml_load import load_yaml
@@ -40,12 +40,53 @@ def load_presentation(root: Optional[Path]) -> Presentation:
     except ContentError as err:
         content_error(err.diagnostics, root.resolve().parent)
     problems = validate(data if data is not None else {}, "view", shown)
+    if not problems:
+        problems = unknown_names(data or {}, program, shown)
     if problems:
         content_error(problems, root.resolve().parent)
     data = data or {}
     return Presentation(str(data.get("score_unit", "point")), data.get("owner_var"),
                         {str(k): str(v) for k, v in (data.get("phrases") or {}).items()},
                         _plain(data["board"]) if "board" in data else None)
+
+
+def unknown_names(data: dict, program, shown: str) -> list:
+    """E0419 for each name view.yaml gives that the pack does not declare, and each hole of
+    a phrase that is not a parameter of its action ({choice} for a choice's phrase)."""
+    from runebook.dsl.diagnostics import Diagnostic, did_you_mean
+    from runebook.dsl.yaml_load import locate
+
+    problems = []
+    zones = {z.name for z in program.zones}
+    thing_vars = {v.name for v in program.thing_vars}
+
+    def check(path: list, name, known, what: str) -> None:
+        if name is not None and name not in known:
+            problems.append(Diagnostic("E0419", f"view.yaml names {what} '{name}', which the pack does not declare",
+                                       locate(data, path, shown), did_you_mean(str(name), known) or None))
+
+    check(["owner_var"], data.get("owner_var"), thing_vars, "the thing variable")
+    actions = {a.name: a.params for a in program.actions}
+    for key, template in (data.get("phrases") or {}).items():
+        params = actions.get(key, ["choice"])
+        for hole in HOLE.finditer(str(template)):
+            check(["phrases", key], hole.group(1), params, f"in the phrase of '{key}' the parameter")
+    board = data.get("board")
+    if board:
+        check(["board", "spaces"], board["spaces"], zones, "the zone")
+        for entry in board["positions"]:
+            check(["board", "positions", entry], entry, program.entries, "the entry")
+        links = board.get("links")
+        if links:
+            check(["board", "links", "entry"], links["entry"], program.entries, "the entry")
+            check(["board", "links", "field"], links["field"], program.entries.get(links["entry"], {}), "the field")
+        for i, counter in enumerate(board.get("counters", [])):
+            check(["board", "counters", i, "var"], counter["var"], thing_vars, "the thing variable")
+        for i, piece in enumerate(board.get("pieces", [])):
+            check(["board", "pieces", i, "zone"], piece["zone"], zones, "the zone")
+            check(["board", "pieces", i, "at"], piece["at"], thing_vars, "the thing variable")
+            check(["board", "pieces", i, "facing"], piece.get("facing"), thing_vars, "the thing variable")
+    return problems
 
 
 def _plain(value):

@@ -204,6 +204,21 @@ def test_a_bad_view_declaration_is_a_located_diagnostic(tmp_path):
     assert not (tmp_path / "x.html").exists()
 
 
+@pytest.mark.parametrize("view, message", [
+    ("board: {grid: hex, spaces: cels, positions: {north: [0, 0]}}", "the zone 'cels'"),
+    ("board: {grid: hex, spaces: cells, positions: {nowhere: [0, 0]}}", "the entry 'nowhere'"),
+    ("board: {grid: hex, spaces: cells, positions: {north: [0, 0]}, pieces: [{zone: pawns, at: where}]}",
+     "the thing variable 'where'"),
+    ("phrases: {step: 'steps into {place}'}", "the parameter 'place'"),
+    ("owner_var: owner", "the thing variable 'owner'"),
+])
+def test_a_view_declaration_naming_what_the_pack_lacks_is_E0419(tmp_path, view, message):
+    pack = write_pack(tmp_path / "hexes", {**HEXES, "view.yaml": view + "\n"}, players="{min: 2, max: 2}")
+    result = run("play", pack, "--seed", 1)
+    assert result.exit_code == 1
+    assert "E0419" in result.output and message in result.output and "hexes/view.yaml:1:" in result.output
+
+
 # ---------------------------------------------------------------- in a browser
 def step_to_the_end(page, data: dict) -> None:
     """Through every step with the keyboard and buttons, checking the counter moves."""
