@@ -21,7 +21,6 @@ def play(target: str, agents: str, players: Optional[int], seed: Optional[int], 
 
     from runebook.compiler.pack import find_pack
     from .presentation import Phraser, Watched, load_presentation
-    from .viewer import PageRecorder, write_page
 
     for path, what in ((log, "the log"), (html, "the page")):
         if path is not None and not path.parent.is_dir():  # say so now, not after a long game
@@ -47,7 +46,10 @@ def play(target: str, agents: str, players: Optional[int], seed: Optional[int], 
                  f"agents {', '.join(specs)}", "bold")
         narrator = Narrator(out, is_human, seen)
     writer = LogWriter(log, pack_source(target)) if log is not None else None
-    recorder = PageRecorder(program, presentation, seen) if html is not None else None
+    recorder = None
+    if html is not None:
+        from .viewer import PageRecorder
+        recorder = PageRecorder(program, presentation, seen)
     listeners = [f for f in (narrator, writer, recorder) if f is not None]
     on_event = (lambda event: [f(event) for f in listeners]) if listeners else None
     match = Match(program, seats, seed, options, n, record=log is not None, on_event=on_event, engine=engine)
@@ -70,6 +72,7 @@ def play(target: str, agents: str, players: Optional[int], seed: Optional[int], 
     if writer is not None:
         writer.close()
     if recorder is not None:
+        from .viewer import write_page
         write_page(html, recorder.page(program.title))
     if as_json:
         print(json.dumps({"winner": [w + 1 for w in result.winners], "scores": result.scores,
@@ -90,10 +93,11 @@ class Narrator:
     things) is shown only when that seat is played by a person at this terminal.
     """
 
-    def __init__(self, out: Out, is_human: list[bool], seen: list):
+    def __init__(self, out: Out, is_human: list[bool], seen: Optional[list] = None):
         self.out = out
         self.is_human = is_human
-        self.seen = seen     # the agents' (decision, choice), the last one being this event's
+        self.seen = seen     # the agents' (decision, choice), the last one being this event's;
+                             # without them (events read back) decisions are told in code form
         self.phraser = None  # set once the match's world exists
 
     def __call__(self, event: dict) -> None:
@@ -103,14 +107,15 @@ class Narrator:
         if kind == "say" and may_read:
             self.out.line(event["text"])
         elif kind == "decision" and not self.is_human[event["player"] - 1]:
-            self.out.line("  " + decision_text(event, self.phraser, self.seen[-1], may_read), "dim")
+            seen = self.seen[-1] if self.seen else None
+            self.out.line("  " + decision_text(event, self.phraser, seen, may_read), "dim")
 
 
-def decision_text(event: dict, phraser, seen: tuple, may_read: bool) -> str:
+def decision_text(event: dict, phraser, seen: Optional[tuple], may_read: bool) -> str:
     """A decision in the pack's words when it has a phrase for it, else its code form."""
     if not may_read:
         return f"Player {event['player']} chooses (hidden)."
-    phrase = phraser.decision(*seen) if phraser is not None else None
+    phrase = phraser.decision(*seen) if phraser is not None and seen is not None else None
     return phrase + "." if phrase is not None else f"Player {event['player']} chose: {event['label']}"
 
 
@@ -124,7 +129,7 @@ def show_result(out: Out, result, seed: int, log: Optional[Path], unit: str = "p
     if len(result.scores) > 1:
         names = " and ".join(f"Player {w + 1}" for w in result.winners)
         out.line(f"Winner: {names}" if len(result.winners) == 1 else f"Shared win: {names}", "bold")
-    out.line(f"{result.decisions} decisions; seed {seed}" + (f"; log written to {log}" if log else ""), "dim")
+    out.line(f"{counted(result.decisions, 'decision')}; seed {seed}" + (f"; log written to {log}" if log else ""), "dim")
 
 
 # ---------------------------------------------------------------- logs

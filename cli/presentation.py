@@ -7,6 +7,8 @@ names of the values chosen, and English forms come from runtime/text.py.
 """
 from __future__ import annotations
 
+import hashlib
+import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,14 +28,38 @@ class Presentation:
 
 def load_presentation(root: Optional[Path], program) -> Presentation:
     """The pack folder's view.yaml, checked against its schema and the program (a problem
-    ends the command); a pack without one is shown plainly."""
+    ends the command); a pack without one is shown plainly. Once checked, it is kept in
+    the cache under its bytes and the pack's hash: the schema check's library costs more
+    start-up time than a whole short match."""
+    from runebook.paths import read_signed, write_signed
+
+    path = root / VIEW_FILE if root is not None else None
+    if path is None or not path.is_file():
+        return Presentation()
+    try:
+        raw = path.read_bytes()
+    except OSError as err:
+        from .errors import usage_error
+        usage_error(f"cannot read '{path}': {err.strerror or err}")
+    key = hashlib.sha256(raw + b"\0" + program.pack_hash.encode()).hexdigest()[:24] + ".json"
+    blob = read_signed("views", key)
+    if blob is not None:
+        data = json.loads(blob)
+    else:
+        data = _checked(root, program)
+        try:
+            write_signed("views", key, json.dumps(data).encode())
+        except OSError:
+            pass  # no cache: checked again next time
+    return _presentation(data)
+
+
+def _checked(root: Path, program) -> dict:
     from runebook.compiler.schema import validate
     from runebook.dsl.diagnostics import ContentError
     from runebook.dsl.yaml_load import load_yaml
     from .errors import content_error
 
-    if root is None or not (root / VIEW_FILE).is_file():
-        return Presentation()
     shown = f"{root.name}/{VIEW_FILE}"
     try:
         data = load_yaml(root / VIEW_FILE, shown)
@@ -44,10 +70,13 @@ def load_presentation(root: Optional[Path], program) -> Presentation:
         problems = unknown_names(data or {}, program, shown)
     if problems:
         content_error(problems, root.resolve().parent)
-    data = data or {}
+    return _plain(data or {})
+
+
+def _presentation(data: dict) -> Presentation:
     return Presentation(str(data.get("score_unit", "point")), data.get("owner_var"),
                         {str(k): str(v) for k, v in (data.get("phrases") or {}).items()},
-                        _plain(data["board"]) if "board" in data else None)
+                        data.get("board"))
 
 
 def unknown_names(data: dict, program, shown: str) -> list:

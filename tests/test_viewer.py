@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 from runebook.cli.main import app
 
-from browser import browser, file_url, non_blank_fraction, page  # noqa: F401  (browser, page: fixtures)
+from browser import file_url, non_blank_fraction  # the page fixture: conftest.py
 from packmaker import write_pack
 
 runner = CliRunner()
