@@ -16,6 +16,7 @@ from typing import Optional
 
 VIEW_FILE = "view.yaml"
 HOLE = re.compile(r"\{([a-z_][a-z0-9_]*)(?:\|(a|plural))?\}")
+OPTIONAL = re.compile(r"\[([^\[\]]*)\]")  # "[ on {t}]": left out when a hole in it is none
 
 
 @dataclass
@@ -200,6 +201,10 @@ class Phraser:
     def fill(self, template: str, values: dict) -> str:
         from runebook.runtime.text import article, plural_form
 
+        def optional(match):
+            holes = [h.group(1) for h in HOLE.finditer(match.group(1))]
+            return "" if any(values.get(h) is None for h in holes) else match.group(1)
+
         def hole(match):
             key, form = match.group(1), match.group(2)
             if key not in values:
@@ -210,7 +215,7 @@ class Phraser:
             if form == "plural":
                 return plural_form(text)
             return text
-        return HOLE.sub(hole, template)
+        return HOLE.sub(hole, OPTIONAL.sub(optional, template))
 
 
 class Watched:

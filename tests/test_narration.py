@@ -17,7 +17,7 @@ from runebook.runtime.text import article, counted, joined, plural_form
 
 GOLDEN = Path(__file__).with_name("golden")
 # (pack, seed, agents): a match long enough to show each pack's kinds of decisions.
-MATCHES = [("dungeon_roll", 3, "policy:greedy"), ("shire", 3, "policy:greedy"), ("dominaria", 3, "policy:greedy")]
+MATCHES = [("dungeon_roll", 3, "policy:greedy"), ("shire", 9, "policy:greedy,random"), ("dominaria", 3, "policy:greedy")]
 
 
 @pytest.fixture(autouse=True)
@@ -47,6 +47,13 @@ def test_same_named_figures_are_told_apart_in_a_mirror_match():
     text = (GOLDEN / "shire.txt").read_text(encoding="utf-8")
     assert "Player 1 picks the Paladin." in text and "Player 2 picks the Paladin." in text
     assert "on Paladin (Player 2)." in text and "on Paladin (Player 1)." in text
+
+
+def test_conditions_are_explained_and_a_useless_heal_is_said():
+    text = (GOLDEN / "shire.txt").read_text(encoding="utf-8")
+    assert "is afflicted: Imprisoned (its STR and INT count as 0)." in text
+    assert "is already at full HP (40 HP): the heal does nothing." in text
+    assert "/40 HP (Imprisoned)" in text  # the round's status line
 
 
 def test_mana_paid_is_narrated_once_per_payment():
