@@ -112,11 +112,13 @@ class Narrator:
 
 
 def decision_text(event: dict, phraser, seen: Optional[tuple], may_read: bool) -> str:
-    """A decision in the pack's words when it has a phrase for it, else its code form."""
+    """A decision in words (the pack's phrase, else its names), or in code form when only
+    the event is known (events read back from a log)."""
     if not may_read:
         return f"Player {event['player']} chooses (hidden)."
-    phrase = phraser.decision(*seen) if phraser is not None and seen is not None else None
-    return phrase + "." if phrase is not None else f"Player {event['player']} chose: {event['label']}"
+    if phraser is None or seen is None:
+        return f"Player {event['player']} chose: {event['label']}"
+    return phraser.decision(*seen) + "."
 
 
 def show_result(out: Out, result, seed: int, log: Optional[Path], unit: str = "point") -> None:

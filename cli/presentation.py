@@ -183,20 +183,24 @@ class Phraser:
         return False
 
     # ------------------------------------------------------------ decisions
-    def decision(self, decision, index: int) -> Optional[str]:
+    def decision(self, decision, index: int) -> str:
         """'Player 2 casts Imprison on Paladin (Player 1)': the pack's phrase for the chosen
-        option, or None when the pack gives none."""
+        option; without one, its names in words ('chooses: touch of midas (target: ooze)')."""
         option = decision.options[index]
         if decision.kind == "action":
             action = self.program.actions[option[0]]
-            template = self.presentation.phrases.get(action.name)
+            name, template = action.name, self.presentation.phrases.get(action.name)
             values = dict(zip(action.params, option[1:]))
         else:
-            template = self.presentation.phrases.get(decision.tag)
+            name, template = decision.tag, self.presentation.phrases.get(decision.tag)
             values = {"choice": option}
-        if template is None:
-            return None
-        return f"Player {decision.player.seat + 1} {self.fill(template, values)}"
+        player = f"Player {decision.player.seat + 1}"
+        if template is not None:
+            return f"{player} {self.fill(template, values)}"
+        if decision.kind != "action":
+            return f"{player} chooses {self.name(option)} ({name.replace('_', ' ')})"
+        given = ", ".join(f"{k.replace('_', ' ')}: {self.name(v)}" for k, v in values.items())
+        return f"{player} chooses: {name.replace('_', ' ')}" + (f" ({given})" if given else "")
 
     def fill(self, template: str, values: dict) -> str:
         from runebook.runtime.text import article, plural_form
