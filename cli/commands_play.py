@@ -17,9 +17,8 @@ def play(target: str, agents: str, players: Optional[int], seed: Optional[int], 
          log: Optional[Path], as_json: bool, engine: str = "fast", html: Optional[Path] = None) -> None:
     from runebook.runtime.match import Match
     from runebook.runtime.scripting import ScriptError
-    from .human import EndOfInput, HumanAgent, HumanAgentFactory
-
     from runebook.compiler.pack import find_pack
+    from .human import EndOfInput, HumanAgent, HumanAgentFactory
     from .presentation import Phraser, Watched, load_presentation
 
     for path, what in ((log, "the log"), (html, "the page")):

@@ -39,7 +39,7 @@ def replay(log: Path, pack_override: Optional[str], engine: str = "fast") -> Non
     except ScriptError as err:
         script_error(err, target)
     except AgentError as err:
-        partial = _plain(match.events)
+        partial = as_logged(match.events)
         if _is_partial(recorded) and first_difference(recorded, partial[:len(recorded)]) is None:
             # An interrupted match: its decisions ran out where it stopped, and every
             # event up to there repeated.
@@ -49,7 +49,7 @@ def replay(log: Path, pack_override: Optional[str], engine: str = "fast") -> Non
         index = first_difference(recorded[:len(partial)], partial)
         diverged(recorded, partial, f"the recorded decisions no longer fit: {err}",
                  len(partial) if index is None else index)
-    replayed = _plain(match.events)
+    replayed = as_logged(match.events)
     index = first_difference(recorded, replayed)
     if index is not None:
         diverged(recorded, replayed, f"replay diverged at event {index + 1} of {len(recorded)}", index)
@@ -139,7 +139,7 @@ def answers_by_seat(events: list, n_players: int) -> list[list[int]]:
 
 
 # ---------------------------------------------------------------- comparing
-def _plain(events: list) -> list:
+def as_logged(events: list) -> list:
     """Events as they read back from a log (tuples become lists, and so on)."""
     return json.loads(json.dumps(events))
 

@@ -16,7 +16,7 @@ def view(log: Path, out: Path, seat: Optional[int], pack_override: Optional[str]
     from runebook.runtime.agents import AgentError, ScriptedAgent
     from runebook.runtime.match import Match
     from runebook.runtime.scripting import ScriptError
-    from .commands_replay import (_plain, answers_by_seat, diverged, first_difference, options_of,
+    from .commands_replay import (as_logged, answers_by_seat, diverged, first_difference, options_of,
                                   program_for, read_log)
     from .presentation import Phraser, Watched, load_presentation
     from .viewer import PageRecorder, write_page
@@ -41,7 +41,7 @@ def view(log: Path, out: Path, seat: Optional[int], pack_override: Optional[str]
         script_error(err, target)
     except AgentError:
         pass  # a partial log: its decisions ran out where the match stopped; checked below
-    replayed = _plain(match.events)
+    replayed = as_logged(match.events)
     index = first_difference(recorded, replayed[:len(recorded)] if len(replayed) > len(recorded) else replayed)
     if index is not None:
         diverged(recorded, replayed, f"the log does not replay: event {index + 1} differs", index)

@@ -47,7 +47,10 @@ def load_presentation(root: Optional[Path], program) -> Presentation:
     if blob is not None:
         data = json.loads(blob)
     else:
-        data = _checked(root, program)
+        data, problems = read_view(root, program)
+        if problems:
+            from .errors import content_error
+            content_error(problems, root.resolve().parent)
         try:
             write_signed("views", key, json.dumps(data).encode())
         except OSError:
@@ -55,23 +58,23 @@ def load_presentation(root: Optional[Path], program) -> Presentation:
     return _presentation(data)
 
 
-def _checked(root: Path, program) -> dict:
+def read_view(root: Path, program) -> tuple:
+    """(data, problems) of a pack folder's view.yaml: ({}, []) when it has none."""
     from runebook.compiler.schema import validate
     from runebook.dsl.diagnostics import ContentError
     from runebook.dsl.yaml_load import load_yaml
-    from .errors import content_error
 
+    if not (root / VIEW_FILE).is_file():
+        return {}, []
     shown = f"{root.name}/{VIEW_FILE}"
     try:
         data = load_yaml(root / VIEW_FILE, shown)
     except ContentError as err:
-        content_error(err.diagnostics, root.resolve().parent)
+        return {}, err.diagnostics
     problems = validate(data if data is not None else {}, "view", shown)
     if not problems:
         problems = unknown_names(data or {}, program, shown)
-    if problems:
-        content_error(problems, root.resolve().parent)
-    return _plain(data or {})
+    return _plain(data or {}), problems
 
 
 def _presentation(data: dict) -> Presentation:

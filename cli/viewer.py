@@ -84,9 +84,17 @@ class PageRecorder:
     def _zone(self, zone) -> dict:
         shown = {"name": zone.name.replace("_", " "), "owner": zone.owner.seat + 1 if zone.owner else None,
                  "count": len(zone.items), "private": zone.private}
-        # The zone's heading names its player: its things need not.
-        shown["items"] = [self._value(t, tell_apart=False) for t in zone.items] if self._sees(zone) else None
+        # The heading of a player's zone names the player: its things need not.
+        shown["items"] = [self._item(t, zone.owner is None) for t in zone.items] if self._sees(zone) else None
         return shown
+
+    def _item(self, thing, tell_apart: bool) -> dict:
+        """A thing of a zone the seat sees: its name, and its variables that are not at
+        their first value (a figure's HP, a space's tokens)."""
+        initial = self.phraser.world.thing_initial
+        return {"name": self.phraser.name(thing, tell_apart),
+                "vars": {v.name: self._value(thing.vars[i]) for i, v in enumerate(self.program.thing_vars)
+                         if thing.vars[i] != initial[i]}}
 
     def _value(self, value, tell_apart: bool = True):
         """A value as the page shows it; a thing this seat cannot see is only 'hidden'."""

@@ -167,7 +167,7 @@ def test_a_seats_page_holds_nothing_another_seat_kept_hidden(tmp_path):
         assert hands[0]["items"] is not None and all(h["items"] is None for h in hands[1:])
     assert all(z["items"] is not None for z in everything["steps"][0]["state"]["zones"])
     # Quests only Player 2 ever held are named nowhere on Player 1's page.
-    names = lambda zone: set(zone["items"] or [])  # noqa: E731
+    names = lambda zone: {item["name"] for item in zone["items"] or []}  # noqa: E731
     theirs = set().union(*(names(z) for s in everything["steps"] for z in s["state"]["zones"]
                            if z["name"] == "hand" and z["owner"] == 2))
     seen_by_one = set().union(*(names(z) for s in everything["steps"] for z in s["state"]["zones"]
@@ -187,6 +187,24 @@ def test_a_seats_page_shows_its_own_secrets(tmp_path):
     assert theirs[0]["hidden"] == 2 and theirs[0]["options"] == [] and theirs[0]["label"] is None
     said = [line for s in steps for line in s["say"]]
     assert len([line for line in said if line.startswith("You keep the")]) == 1
+
+
+def test_a_partial_log_gives_the_steps_it_has(tmp_path):
+    log, events = logged_match(tmp_path, "shire")
+    lines = log.read_text(encoding="utf-8").splitlines()
+    cut = [i for i, e in enumerate(events) if e["type"] == "decision"][5]
+    log.write_text("\n".join(lines[:cut + 1]) + "\n", encoding="utf-8")
+    data = page_data(viewed(tmp_path, log))
+    assert len(data["steps"]) == 6 and data["result"] is None
+
+
+def test_an_edited_log_is_refused(tmp_path):
+    log, events = logged_match(tmp_path, "shire")
+    first = next(i for i, e in enumerate(events) if e["type"] == "say")
+    events[first]["text"] = "Something else happened."
+    log.write_text("".join(json.dumps(e) + "\n" for e in events), encoding="utf-8")
+    result = run("view", log, "--out", tmp_path / "x.html")
+    assert result.exit_code == 1 and "E0604" in result.output and not (tmp_path / "x.html").exists()
 
 
 def test_a_seat_beyond_the_match_is_a_usage_error(tmp_path):
@@ -214,9 +232,10 @@ def test_a_bad_view_declaration_is_a_located_diagnostic(tmp_path):
 ])
 def test_a_view_declaration_naming_what_the_pack_lacks_is_E0419(tmp_path, view, message):
     pack = write_pack(tmp_path / "hexes", {**HEXES, "view.yaml": view + "\n"}, players="{min: 2, max: 2}")
-    result = run("play", pack, "--seed", 1)
-    assert result.exit_code == 1
-    assert "E0419" in result.output and message in result.output and "hexes/view.yaml:1:" in result.output
+    for command in (["play", pack, "--seed", 1], ["validate", pack]):
+        result = run(*command)
+        assert result.exit_code == 1
+        assert "E0419" in result.output and message in result.output and "hexes/view.yaml:1:" in result.output
 
 
 # ---------------------------------------------------------------- in a browser
@@ -277,6 +296,7 @@ def test_a_hex_board_and_a_seats_view_in_a_browser(page, tmp_path):
     assert page.locator("#board svg polygon").count() == 3  # hexes, not squares
     assert page.locator("#board svg .piece").count() == 2
     assert page.locator("#board svg text", has_text="*1").count() == 3
+    assert "cells (3): North (heat 1), Middle (heat 1), South (heat 1)" in page.text_content("#zones")
     zones = page.text_content("#zones")
     assert "hand of Player 1 (2): 2 hidden" in zones and "hand of Player 2 (2): Jewel, Pearl" in zones
     assert page.js_errors == [] and non_blank_fraction(page) > 0.1
