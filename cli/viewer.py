@@ -167,9 +167,10 @@ def _zone_items(world, program, name: str) -> list:
 
 
 def page_html(data: dict) -> str:
-    """The page: the template with the match's data in it. '</' is written '<\\/' so that no
-    text of the match can close the script element it sits in."""
-    text = json.dumps(data, ensure_ascii=False, separators=(",", ":")).replace("</", "<\\/")
+    """The page: the template with the match's data in it. Every '<' of the data is written
+    as the JSON escape \\u003c, so that no text of the match can end (or, with '<!--', alter
+    the parsing of) the script element it sits in."""
+    text = json.dumps(data, ensure_ascii=False, separators=(",", ":")).replace("<", "\\u003c")
     template = TEMPLATE.read_text(encoding="utf-8")
     return template.replace("__TITLE__", _escape(data["title"])).replace("__DATA__", text)
 

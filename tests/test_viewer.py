@@ -141,9 +141,11 @@ def test_a_pack_without_a_board_has_none(tmp_path):
 
 def test_names_in_text_cannot_close_the_data_script(tmp_path):
     from runebook.cli.viewer import page_html
-    html = page_html({"title": "<b>x</b>", "steps": [{"say": ["</script><script>alert(1)</script>"]}]})
-    assert html.count("</script>") == 2  # the data's and the viewer's own
-    assert "<title><b>" not in html
+    said = "<!--<script></script><script>alert(1)</script>"
+    html = page_html({"title": "<b>x</b>", "steps": [{"say": [said]}]})
+    assert html.count("</script>") == 2 and html.count("<script") == 2  # the data's and the viewer's own
+    assert "<title><b>" not in html and "<!--" not in html
+    assert page_data(html)["steps"][0]["say"] == [said]
 
 
 # ---------------------------------------------------------------- what a seat sees
