@@ -36,11 +36,14 @@ def packs() -> None:
 # ---------------------------------------------------------------- validate
 def validate(targets: list[str], fmt: str) -> None:
     from runebook.compiler.pack import compile_pack
+    from .presentation import read_view
 
     out = Out()
     everything, summary, failed = [], [], False
     for target in targets:
         program, diags, pack = compile_pack(target)
+        if program is not None and pack is not None:  # how it is shown, checked against what it is
+            diags = diags + read_view(pack.root, program)[1]
         name = pack.name if pack is not None else target
         errors, warnings = count(diags, "error"), count(diags, "warning")
         ok = program is not None and errors == 0

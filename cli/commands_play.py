@@ -14,14 +14,18 @@ from .render import Out
 
 
 def play(target: str, agents: str, players: Optional[int], seed: Optional[int], option_flags: list[str],
-         log: Optional[Path], as_json: bool, engine: str = "fast") -> None:
+         log: Optional[Path], as_json: bool, engine: str = "fast", html: Optional[Path] = None) -> None:
     from runebook.runtime.match import Match
     from runebook.runtime.scripting import ScriptError
+    from runebook.compiler.pack import find_pack
     from .human import EndOfInput, HumanAgent, HumanAgentFactory
+    from .presentation import Phraser, Watched, load_presentation
 
-    if log is not None and not log.parent.is_dir():  # say so now, not after a long game
-        usage_error(f"cannot write the log '{log}': no folder '{log.parent}'")
+    for path, what in ((log, "the log"), (html, "the page")):
+        if path is not None and not path.parent.is_dir():  # say so now, not after a long game
+            usage_error(f"cannot write {what} '{path}': no folder '{path.parent}'")
     program = load_program(target)
+    presentation = load_presentation(find_pack(target), program)
     options = options_for(program, option_flags)
     n = players_for(program, players)
     specs = agent_specs(agents, n)
@@ -29,18 +33,29 @@ def play(target: str, agents: str, players: Optional[int], seed: Optional[int], 
         seed = fresh_seed()
     # With --json, stdout carries one JSON object only: questions go to stderr.
     humans = HumanAgentFactory(out=sys.stderr if as_json else sys.stdout)
-    seats = build_agents(program, specs, seed, extra={"human": humans})
+    built = build_agents(program, specs, seed, extra={"human": humans})
+    is_human = [isinstance(a, HumanAgent) for a in built]
+    seen: list = []  # (decision, choice) as agents answer: narration and the page put them into words
+    seats = [Watched(a, seen) for a in built]
 
     out = Out()
     narrator = None
     if not as_json:
         out.line(f"{program.title}: {n} player{'s' if n > 1 else ''}, seed {seed}, "
                  f"agents {', '.join(specs)}", "bold")
-        narrator = Narrator(out, [isinstance(a, HumanAgent) for a in seats])
+        narrator = Narrator(out, is_human, seen)
     writer = LogWriter(log, pack_source(target)) if log is not None else None
-    listeners = [f for f in (narrator, writer) if f is not None]
+    recorder = None
+    if html is not None:
+        from .viewer import PageRecorder
+        recorder = PageRecorder(program, presentation, seen)
+    listeners = [f for f in (narrator, writer, recorder) if f is not None]
     on_event = (lambda event: [f(event) for f in listeners]) if listeners else None
     match = Match(program, seats, seed, options, n, record=log is not None, on_event=on_event, engine=engine)
+    phraser = Phraser(presentation, program, match.world)
+    for listener in (narrator, recorder):
+        if listener is not None:
+            listener.phraser = phraser
     try:
         result = match.run()
     except ScriptError as err:
@@ -55,11 +70,14 @@ def play(target: str, agents: str, players: Optional[int], seed: Optional[int], 
         raise typer.Exit(INTERRUPTED) from None
     if writer is not None:
         writer.close()
+    if recorder is not None:
+        from .viewer import write_page
+        write_page(html, recorder.page(program.title))
     if as_json:
         print(json.dumps({"winner": [w + 1 for w in result.winners], "scores": result.scores,
                           "titles": result.titles, "seed": seed, "decisions": result.decisions}))
     else:
-        show_result(out, result, seed, log)
+        show_result(out, result, seed, log, presentation.score_unit)
 
 
 def fresh_seed() -> int:
@@ -74,9 +92,12 @@ class Narrator:
     things) is shown only when that seat is played by a person at this terminal.
     """
 
-    def __init__(self, out: Out, is_human: list[bool]):
+    def __init__(self, out: Out, is_human: list[bool], seen: Optional[list] = None):
         self.out = out
         self.is_human = is_human
+        self.seen = seen     # the agents' (decision, choice), the last one being this event's;
+                             # without them (events read back) decisions are told in code form
+        self.phraser = None  # set once the match's world exists
 
     def __call__(self, event: dict) -> None:
         kind = event.get("type")
@@ -85,20 +106,31 @@ class Narrator:
         if kind == "say" and may_read:
             self.out.line(event["text"])
         elif kind == "decision" and not self.is_human[event["player"] - 1]:
-            label = f": {event['label']}" if may_read else " (hidden)"
-            self.out.line(f"  Player {event['player']} chose{label}", "dim")
+            seen = self.seen[-1] if self.seen else None
+            self.out.line("  " + decision_text(event, self.phraser, seen, may_read), "dim")
 
 
-def show_result(out: Out, result, seed: int, log: Optional[Path]) -> None:
+def decision_text(event: dict, phraser, seen: Optional[tuple], may_read: bool) -> str:
+    """A decision in words (the pack's phrase, else its names), or in code form when only
+    the event is known (events read back from a log)."""
+    if not may_read:
+        return f"Player {event['player']} chooses (hidden)."
+    if phraser is None or seen is None:
+        return f"Player {event['player']} chose: {event['label']}"
+    return phraser.decision(*seen) + "."
+
+
+def show_result(out: Out, result, seed: int, log: Optional[Path], unit: str = "point") -> None:
+    from runebook.runtime.text import counted
     out.line()
     for seat, (score, title) in enumerate(zip(result.scores, result.titles), 1):
         won = len(result.scores) > 1 and seat - 1 in result.winners
-        text = f"Player {seat}: {score} points" + (f"  ({title})" if title else "") + ("  *winner*" if won else "")
+        text = f"Player {seat}: {counted(score, unit)}" + (f"  ({title})" if title else "") + ("  *winner*" if won else "")
         out.line(text, "bold" if won else None)
     if len(result.scores) > 1:
         names = " and ".join(f"Player {w + 1}" for w in result.winners)
         out.line(f"Winner: {names}" if len(result.winners) == 1 else f"Shared win: {names}", "bold")
-    out.line(f"{result.decisions} decisions; seed {seed}" + (f"; log written to {log}" if log else ""), "dim")
+    out.line(f"{counted(result.decisions, 'decision')}; seed {seed}" + (f"; log written to {log}" if log else ""), "dim")
 
 
 # ---------------------------------------------------------------- logs

@@ -28,16 +28,8 @@ def replay(log: Path, pack_override: Optional[str], engine: str = "fast") -> Non
 
     recorded = read_log(log)
     start = recorded[0]
-    target = pack_override or _pack_target(start)
-    program = load_program(target)
-    if program.pack_hash != start["pack_hash"]:
-        file_error("E0603", f"log was made with pack hash {str(start['pack_hash'])[:12]}…, this pack is "
-                            f"{program.pack_hash[:12]}…; the content changed since the match was recorded",
-                   "replay with the pack as it was (e.g. from version control), or record a new match")
-    if start.get("engine") != program.engine_version:
-        Out.err().line(f"note: the log was made by engine {start.get('engine')}, this is "
-                       f"{program.engine_version}; events may differ", "warning")
-    options = _options(program, start)
+    target, program = program_for(start, pack_override)
+    options = options_of(program, start)
     answers = answers_by_seat(recorded, start["players"])
     agents = [ScriptedAgent(a) for a in answers]
     # The log does not say which engine played it: both give the same events.
@@ -47,7 +39,7 @@ def replay(log: Path, pack_override: Optional[str], engine: str = "fast") -> Non
     except ScriptError as err:
         script_error(err, target)
     except AgentError as err:
-        partial = _plain(match.events)
+        partial = as_logged(match.events)
         if _is_partial(recorded) and first_difference(recorded, partial[:len(recorded)]) is None:
             # An interrupted match: its decisions ran out where it stopped, and every
             # event up to there repeated.
@@ -57,13 +49,28 @@ def replay(log: Path, pack_override: Optional[str], engine: str = "fast") -> Non
         index = first_difference(recorded[:len(partial)], partial)
         diverged(recorded, partial, f"the recorded decisions no longer fit: {err}",
                  len(partial) if index is None else index)
-    replayed = _plain(match.events)
+    replayed = as_logged(match.events)
     index = first_difference(recorded, replayed)
     if index is not None:
         diverged(recorded, replayed, f"replay diverged at event {index + 1} of {len(recorded)}", index)
     end = replayed[-1] if replayed else {}
     Out().line(f"replay ok: {len(replayed)} events, same result (scores "
                f"{', '.join(map(str, end.get('scores', [])))})")
+
+
+def program_for(start: dict, pack_override: Optional[str]) -> tuple:
+    """(target, program) of the pack a log's start record names, which must be the same
+    content the match was played with."""
+    target = pack_override or _pack_target(start)
+    program = load_program(target)
+    if program.pack_hash != start["pack_hash"]:
+        file_error("E0603", f"log was made with pack hash {str(start['pack_hash'])[:12]}…, this pack is "
+                            f"{program.pack_hash[:12]}…; the content changed since the match was recorded",
+                   "replay with the pack as it was (e.g. from version control), or record a new match")
+    if start.get("engine") != program.engine_version:
+        Out.err().line(f"note: the log was made by engine {start.get('engine')}, this is "
+                       f"{program.engine_version}; events may differ", "warning")
+    return target, program
 
 
 # ---------------------------------------------------------------- reading
@@ -111,7 +118,7 @@ def _pack_target(start: dict) -> str:
     return start["pack"]
 
 
-def _options(program, start: dict) -> dict:
+def options_of(program, start: dict) -> dict:
     from runebook.runtime.options import OptionError, resolve_options
     try:
         return resolve_options(program, start["options"])
@@ -132,7 +139,7 @@ def answers_by_seat(events: list, n_players: int) -> list[list[int]]:
 
 
 # ---------------------------------------------------------------- comparing
-def _plain(events: list) -> list:
+def as_logged(events: list) -> list:
     """Events as they read back from a log (tuples become lists, and so on)."""
     return json.loads(json.dumps(events))
 

@@ -137,10 +137,26 @@ def play(
     log: Annotated[Optional[Path], typer.Option("--log", help="Write every event as JSON lines, for replay.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print only the result, as one JSON object.")] = False,
     engine: EngineOpt = Engine.fast,
+    html: Annotated[Optional[Path], typer.Option(
+        "--html", help="Also write the match as one HTML page to step through (see 'view').")] = None,
 ) -> None:
     """Play one match (use --agents human to play yourself)."""
     from .commands_play import play as run
-    run(target, agents, players, seed, option or [], log, as_json, engine.value)
+    run(target, agents, players, seed, option or [], log, as_json, engine.value, html)
+
+
+@app.command()
+def view(
+    log: Annotated[Path, typer.Argument(metavar="LOG", help="A log written by 'play --log'.")],
+    out: Annotated[Path, typer.Option("--out", help="The HTML page to write.")],
+    seat: Annotated[Optional[int], typer.Option(
+        "--seat", min=1, help="Show only what this seat could see (default: everything).")] = None,
+    pack: Annotated[Optional[str], typer.Option(
+        "--pack", help="The pack to replay with (default: the one named in the log).")] = None,
+) -> None:
+    """Write a logged match as one self-contained HTML page to step through."""
+    from .commands_view import view as run
+    run(log, out, seat, pack)
 
 
 @app.command()

@@ -37,6 +37,40 @@ PACK_SCHEMA = {
     },
 }
 
+# view.yaml: how a match of the pack is shown to people (narration of decisions, the board).
+# It changes no rule, so it is not part of the pack's hash: a log stays valid when it changes.
+_SPACE_POSITION = {"type": "array", "items": {"type": "number"}, "minItems": 2, "maxItems": 2}
+VIEW_SCHEMA = {
+    "$schema": "http://json-schema.org/draft-07/schema#",
+    "title": "runebook pack presentation (view.yaml)",
+    "type": "object",
+    "additionalProperties": False,
+    "properties": {
+        "score_unit": {"type": "string", "minLength": 1},
+        "owner_var": _NAME,
+        "phrases": {"type": "object", "propertyNames": _NAME, "additionalProperties": {"type": "string"}},
+        "board": {
+            "type": "object", "additionalProperties": False, "required": ["grid", "spaces", "positions"],
+            "properties": {
+                "grid": {"enum": ["square", "hex"]},
+                "spaces": _NAME,
+                "positions": {"type": "object", "propertyNames": _NAME, "additionalProperties": _SPACE_POSITION},
+                "links": {"type": "object", "additionalProperties": False, "required": ["entry", "field"],
+                          "properties": {"entry": _NAME, "field": _NAME}},
+                "colour_field": _NAME,
+                "colours": {"type": "object", "additionalProperties": {"type": "string"}},
+                "counters": {"type": "array", "items": {
+                    "type": "object", "additionalProperties": False, "required": ["var", "glyph"],
+                    "properties": {"var": _NAME, "glyph": {"type": "string"}}}},
+                "pieces": {"type": "array", "items": {
+                    "type": "object", "additionalProperties": False, "required": ["zone", "at"],
+                    "properties": {"zone": _NAME, "at": _NAME, "glyph": {"type": "string"},
+                                   "facing": _NAME}}},
+            },
+        },
+    },
+}
+
 _CODE = {"type": "string"}
 TEST_SCHEMA = {
     "$schema": "http://json-schema.org/draft-07/schema#",
@@ -83,7 +117,7 @@ TEST_SCHEMA = {
 @lru_cache(maxsize=None)
 def _validator(name: str):
     from jsonschema import Draft7Validator
-    schema = {"pack": PACK_SCHEMA, "test": TEST_SCHEMA}[name]
+    schema = {"pack": PACK_SCHEMA, "test": TEST_SCHEMA, "view": VIEW_SCHEMA}[name]
     return Draft7Validator(schema)
 
 

@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
+from .text import article, counted
+
 
 # Every number of a script n has -INT_BOUND < n < INT_BOUND (a limit of the language:
 # docs/language.md, Limits). Here, with the builtin table, so the compiler can fold
@@ -267,6 +269,10 @@ BUILTINS: tuple[Builtin, ...] = (
     Builtin("random_int", ("int", "int"), "int", "A random integer between two bounds, both included.",
             "random_int(1, 6)", _random_int, draws_random=True),
     Builtin("text", ("any",), "str", "A value as narration text.", "text(p)", _text),
+    Builtin("plural", ("int", "str"), "str", "A number and a noun that agrees with it, as narration text.",
+            "plural(n, \"coin\")", lambda w, n, word: counted(n, word.replace("_", " "))),
+    Builtin("article", ("str",), "str", "A noun with 'a' or 'an' before it, as narration text.",
+            "article(\"apple\")", lambda w, word: article(word.replace("_", " "))),
     Builtin("is_die", ("thing",), "bool", "Whether a thing is a die (has faces).", "is_die(t)",
             lambda w, t: w.is_die(t)),
     Builtin("tile_at", ("board", "int", "int"), "tile",

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 import textwrap
@@ -157,8 +158,11 @@ def test_play_json_is_deterministic():
 def test_play_narrates_and_prints_the_seed():
     result = run("play", "dungeon_roll", "--seed", "3")
     assert result.exit_code == 0, result.output
-    assert "seed 3" in result.output and "Player 1 chose: " in result.output
-    assert "Player 1: " in result.output and "points" in result.output
+    assert "seed 3" in result.output and "Player 1: " in result.output and "points" in result.output
+    # every decision told on a line of its own, in the pack's words (view.yaml) or code form
+    decisions = int(re.search(r"(\d+) decisions; seed 3", result.output).group(1))
+    told = [line for line in result.output.splitlines() if line.startswith("  Player 1 ")]
+    assert len(told) == decisions and any(line.startswith("  Player 1 decides to ") for line in told)
 
 
 def test_play_without_seed_prints_a_reproducible_one(tiny):
@@ -211,7 +215,7 @@ def test_a_person_reads_symbol_options_in_words(tmp_path):
     result = run("play", pack, "--agents", "human", "--seed", "1", input="2\n")
     assert result.exit_code == 0, result.output
     assert "1. pay 4 hp" in result.output and "2. stay down" in result.output
-    assert "Player 1: 1 points" in result.output
+    assert "Player 1: 1 point\n" in result.output
 
 
 def test_play_as_human_without_input_stops_cleanly(tiny):

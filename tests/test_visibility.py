@@ -151,7 +151,7 @@ def test_narration_shows_private_lines_only_to_their_human_player(prog):
                 line = f"You draw the {value}."
                 assert (line in text) == (seat == shown_seat)
         assert "draws two cards (2 in hand" in text         # counts are public
-        assert "chose (hidden)" in text                     # an AI's choice of its own cards
+        assert "chooses (hidden)" in text                   # an AI's choice of its own cards
 
 
 def test_a_log_with_private_entries_replays(prog, tmp_path):

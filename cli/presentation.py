@@ -1,0 +1,239 @@
+"""How a pack asks to be shown to people: its view.yaml, and decisions put into words.
+
+view.yaml is content (docs/viewer.md): the unit of the score, a phrase per action or
+choice tag ("collects mana in {l}"), which thing variable names a thing's player, and
+how to draw the board. Nothing here knows a game: phrases fill holes with the
+names of the values chosen, and English forms come from runtime/text.py.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Optional
+
+VIEW_FILE = "view.yaml"
+HOLE = re.compile(r"\{([a-z_][a-z0-9_]*)(?:\|(a|plural))?\}")
+OPTIONAL = re.compile(r"\[([^\[\]]*)\]")  # "[ on {t}]": left out when a hole in it is none
+
+
+@dataclass
+class Presentation:
+    score_unit: str = "point"
+    owner_var: Optional[str] = None
+    phrases: dict = field(default_factory=dict)
+    board: Optional[dict] = None
+
+
+def load_presentation(root: Optional[Path], program) -> Presentation:
+    """The pack folder's view.yaml, checked against its schema and the program (a problem
+    ends the command); a pack without one is shown plainly. Once checked, it is kept in
+    the cache under its bytes and the pack's hash: the schema check's library costs more
+    start-up time than a whole short match."""
+    from runebook.paths import read_signed, write_signed
+
+    path = root / VIEW_FILE if root is not None else None
+    if path is None or not path.is_file():
+        return Presentation()
+    try:
+        raw = path.read_bytes()
+    except OSError as err:
+        from .errors import usage_error
+        usage_error(f"cannot read '{path}': {err.strerror or err}")
+    key = hashlib.sha256(raw + b"\0" + program.pack_hash.encode()).hexdigest()[:24] + ".json"
+    blob = read_signed("views", key)
+    if blob is not None:
+        data = json.loads(blob)
+    else:
+        data, problems = read_view(root, program)
+        if problems:
+            from .errors import content_error
+            content_error(problems, root.resolve().parent)
+        try:
+            write_signed("views", key, json.dumps(data).encode())
+        except OSError:
+            pass  # no cache: checked again next time
+    return _presentation(data)
+
+
+def read_view(root: Path, program) -> tuple:
+    """(data, problems) of a pack folder's view.yaml: ({}, []) when it has none."""
+    from runebook.compiler.schema import validate
+    from runebook.dsl.diagnostics import ContentError
+    from runebook.dsl.yaml_load import load_yaml
+
+    if not (root / VIEW_FILE).is_file():
+        return {}, []
+    shown = f"{root.name}/{VIEW_FILE}"
+    try:
+        data = load_yaml(root / VIEW_FILE, shown)
+    except ContentError as err:
+        return {}, err.diagnostics
+    problems = validate(data if data is not None else {}, "view", shown)
+    if not problems:
+        problems = unknown_names(data or {}, program, shown)
+    return _plain(data or {}), problems
+
+
+def _presentation(data: dict) -> Presentation:
+    return Presentation(str(data.get("score_unit", "point")), data.get("owner_var"),
+                        {str(k): str(v) for k, v in (data.get("phrases") or {}).items()},
+                        data.get("board"))
+
+
+def unknown_names(data: dict, program, shown: str) -> list:
+    """E0419 for each name view.yaml gives that the pack does not declare, and each hole of
+    a phrase that is not a parameter of its action ({choice} for a choice's phrase)."""
+    from runebook.dsl.diagnostics import Diagnostic, did_you_mean
+    from runebook.dsl.yaml_load import locate
+
+    problems = []
+    zones = {z.name for z in program.zones}
+    thing_vars = {v.name for v in program.thing_vars}
+
+    def check(path: list, name, known, what: str) -> None:
+        if name is not None and name not in known:
+            problems.append(Diagnostic("E0419", f"view.yaml names {what} '{name}', which the pack does not declare",
+                                       locate(data, path, shown), did_you_mean(str(name), known) or None))
+
+    check(["owner_var"], data.get("owner_var"), thing_vars, "the thing variable")
+    actions = {a.name: a.params for a in program.actions}
+    for key, template in (data.get("phrases") or {}).items():
+        params = actions.get(key, ["choice"])
+        for hole in HOLE.finditer(str(template)):
+            check(["phrases", key], hole.group(1), params, f"in the phrase of '{key}' the parameter")
+    board = data.get("board")
+    if board:
+        check(["board", "spaces"], board["spaces"], zones, "the zone")
+        for entry in board["positions"]:
+            check(["board", "positions", entry], entry, program.entries, "the entry")
+        links = board.get("links")
+        if links:
+            check(["board", "links", "entry"], links["entry"], program.entries, "the entry")
+            check(["board", "links", "field"], links["field"], program.entries.get(links["entry"], {}), "the field")
+        for i, counter in enumerate(board.get("counters", [])):
+            check(["board", "counters", i, "var"], counter["var"], thing_vars, "the thing variable")
+        for i, piece in enumerate(board.get("pieces", [])):
+            check(["board", "pieces", i, "zone"], piece["zone"], zones, "the zone")
+            check(["board", "pieces", i, "at"], piece["at"], thing_vars, "the thing variable")
+            check(["board", "pieces", i, "facing"], piece.get("facing"), thing_vars, "the thing variable")
+    return problems
+
+
+def _plain(value):
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    return value
+
+
+class Phraser:
+    """Names values and decisions as a person reads them, in one match's world."""
+
+    def __init__(self, presentation: Presentation, program, world):
+        self.presentation = presentation
+        self.program = program
+        self.world = world
+        names = [v.name for v in program.thing_vars]
+        owner = presentation.owner_var
+        self.owner_slot = names.index(owner) if owner in names else None
+
+    # ------------------------------------------------------------ values
+    def name(self, value, tell_apart: bool = True) -> str:
+        from runebook.runtime.text import joined
+        from runebook.runtime.world import HiddenThing, Thing
+        if isinstance(value, HiddenThing):
+            return "a hidden thing"
+        if isinstance(value, Thing):
+            base = self._entry_name(value.entry) if value.face is None else value.face.replace("_", " ")
+            owner = self.owner(value)
+            if tell_apart and owner is not None and self._shared_name(value, base):
+                return f"{base} (Player {owner.seat + 1})"
+            return base
+        if isinstance(value, str) and value in self.world.entries:
+            return self._entry_name(value)
+        if isinstance(value, (tuple, list)) and value:
+            return joined([self.name(v, tell_apart) for v in value])
+        return self.world.describe(value)
+
+    def _entry_name(self, entry: str) -> str:
+        given = self.world.entries.get(entry, {}).get("name")
+        return given if isinstance(given, str) and given else entry.replace("_", " ")
+
+    def owner(self, thing):
+        """The player a thing belongs to: its zone's owner, else the pack's owner variable."""
+        from runebook.runtime.world import Player
+        if thing.zone is not None and thing.zone.owner is not None:
+            return thing.zone.owner
+        if self.owner_slot is not None:
+            held = thing.vars[self.owner_slot]
+            return held if isinstance(held, Player) else None
+        return None
+
+    def _shared_name(self, thing, base: str) -> bool:
+        """Whether a thing of another player goes by the same name (a mirror match)."""
+        from runebook.runtime.world import Thing
+        mine = self.owner(thing)
+        for zones in self.world.zones:
+            for zone in zones if isinstance(zones, list) else (zones,):
+                for other in zone.items:
+                    if (type(other) is Thing and other is not thing and self.owner(other) is not mine
+                            and self.name(other, tell_apart=False) == base):
+                        return True
+        return False
+
+    # ------------------------------------------------------------ decisions
+    def decision(self, decision, index: int) -> str:
+        """'Player 2 casts Imprison on Paladin (Player 1)': the pack's phrase for the chosen
+        option; without one, its names in words ('chooses: touch of midas (target: ooze)')."""
+        option = decision.options[index]
+        if decision.kind == "action":
+            action = self.program.actions[option[0]]
+            name, template = action.name, self.presentation.phrases.get(action.name)
+            values = dict(zip(action.params, option[1:]))
+        else:
+            name, template = decision.tag, self.presentation.phrases.get(decision.tag)
+            values = {"choice": option}
+        player = f"Player {decision.player.seat + 1}"
+        if template is not None:
+            return f"{player} {self.fill(template, values)}"
+        if decision.kind != "action":
+            return f"{player} chooses {self.name(option)} ({name.replace('_', ' ')})"
+        given = ", ".join(f"{k.replace('_', ' ')}: {self.name(v)}" for k, v in values.items())
+        return f"{player} chooses: {name.replace('_', ' ')}" + (f" ({given})" if given else "")
+
+    def fill(self, template: str, values: dict) -> str:
+        from runebook.runtime.text import article, plural_form
+
+        def optional(match):
+            holes = [h.group(1) for h in HOLE.finditer(match.group(1))]
+            return "" if any(values.get(h) is None for h in holes) else match.group(1)
+
+        def hole(match):
+            key, form = match.group(1), match.group(2)
+            if key not in values:
+                return match.group(0)  # a phrase naming no parameter shows the hole: easy to spot
+            text = self.name(values[key])
+            if form == "a":
+                return article(text)
+            if form == "plural":
+                return plural_form(text)
+            return text
+        return HOLE.sub(hole, OPTIONAL.sub(optional, template))
+
+
+class Watched:
+    """An agent whose choices are kept (decision, index), for a narrator to put into words."""
+
+    def __init__(self, agent, seen: list):
+        self.agent = agent
+        self.name = getattr(agent, "name", "?")
+        self.seen = seen
+
+    def choose(self, decision, view) -> int:
+        index = self.agent.choose(decision, view)
+        self.seen.append((decision, index))
+        return index

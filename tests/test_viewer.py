@@ -1,0 +1,304 @@
+"""The match viewer: `runebook view LOG --out PAGE` and `play --html PAGE`, one self-contained
+page per match, a seat's page without what that seat could not see, and the pages stepped
+through in a real browser."""
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+from typer.testing import CliRunner
+
+from runebook.cli.main import app
+
+from browser import file_url, non_blank_fraction  # the page fixture: conftest.py
+from packmaker import write_pack
+
+runner = CliRunner()
+
+# A generic board in a few lines: three hex cells, a pawn per player placed by a choice,
+# and a private hand the other seat must not see into.
+HEXES = {
+    "main.rune": """\
+        kind cell { name: str }
+        cell north { name: "North" }
+        cell middle { name: "Middle" }
+        cell south { name: "South" }
+        kind piece { name: str }
+        piece pawn { name: "Pawn" }
+        piece jewel { name: "Jewel" }
+        piece pearl { name: "Pearl" }
+        zone cells
+        zone pawns per player
+        zone hand per player private
+        var at: cell per thing = none
+        var heat: int per thing = 0
+        var total: int per player = 0
+        proc play() {
+          for c in all cell {
+            let t = create c in cells
+            t.heat = 1
+          }
+          for p in players {
+            create jewel in hand of p
+            create pearl in hand of p
+            let kept = choose keep from hand of p for p
+            log to p "You keep the {kept.entry} in secret."
+            let t = create pawn in pawns of p
+            let where = choose step from all cell for p
+            t.at = where
+            p.total += 1
+          }
+        }
+        fn score(p: player) -> int {
+          return p.total
+        }
+    """,
+    "view.yaml": """\
+        phrases:
+          step: "steps into {choice}"
+        board:
+          grid: hex
+          spaces: cells
+          positions: {north: [0, 0], middle: [1, 1], south: [0, 2]}
+          counters: [{var: heat, glyph: "*"}]
+          pieces: [{zone: pawns, at: at, glyph: "P"}]
+    """,
+}
+
+
+@pytest.fixture(autouse=True)
+def private_cache(tmp_path_factory, monkeypatch):
+    monkeypatch.setenv("RUNEBOOK_CACHE", str(tmp_path_factory.getbasetemp() / "cache"))
+
+
+def run(*args):
+    return runner.invoke(app, [str(a) for a in args])
+
+
+def logged_match(tmp_path, pack: str, seed: int = 3, agents: str = "policy:greedy"):
+    log = tmp_path / f"{tmp_path.name}.jsonl"
+    result = run("play", pack, "--seed", seed, "--agents", agents, "--log", log)
+    assert result.exit_code == 0, result.output
+    return log, [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()]
+
+
+def page_data(html: str) -> dict:
+    found = re.search(r'<script id="match" type="application/json">(.*?)</script>', html, re.S)
+    return json.loads(found.group(1))
+
+
+def viewed(tmp_path, log, *flags) -> str:
+    out = tmp_path / "match.html"
+    result = run("view", log, "--out", out, *flags)
+    assert result.exit_code == 0, result.output
+    return out.read_text(encoding="utf-8")
+
+
+# ---------------------------------------------------------------- the page's data
+def test_a_page_has_a_step_per_decision_and_one_for_the_end(tmp_path):
+    log, events = logged_match(tmp_path, "dungeon_roll")
+    data = page_data(viewed(tmp_path, log))
+    decisions = [e for e in events if e["type"] == "decision"]
+    assert len(data["steps"]) == len(decisions) + 1
+    assert [s["decision"]["label"] for s in data["steps"][:-1]] == [d["label"] for d in decisions]
+    assert data["result"]["scores"] == events[-1]["scores"]
+    said = [line for step in data["steps"] for line in step["say"]]
+    assert said == [e["text"] for e in events if e["type"] == "say"]
+
+
+def test_play_html_writes_the_same_page_as_view_of_its_log(tmp_path):
+    html = tmp_path / "played.html"
+    log = tmp_path / "m.jsonl"
+    result = run("play", "shire", "--seed", 4, "--agents", "policy:greedy", "--log", log, "--html", html)
+    assert result.exit_code == 0, result.output
+    assert page_data(html.read_text(encoding="utf-8")) == page_data(viewed(tmp_path, log))
+
+
+def test_the_page_is_self_contained(tmp_path):
+    log, _ = logged_match(tmp_path, "dominaria")
+    html = viewed(tmp_path, log)
+    assert not re.search(r"<(link|img|iframe)\b|\bsrc=|@import|url\(", html)
+    assert "default-src 'none'" in html  # nothing may be fetched, whatever the data holds
+
+
+def test_the_board_comes_from_the_packs_view_declaration(tmp_path):
+    log, _ = logged_match(tmp_path, "dominaria")
+    data = page_data(viewed(tmp_path, log))
+    assert data["layout"]["grid"] == "square" and len(data["layout"]["positions"]) == 20
+    assert len(data["layout"]["links"]) == 31
+    final = data["steps"][-1]["state"]
+    figures = sum(len(z["items"]) for z in final["zones"] if z["name"] == "figures")
+    assert len(final["board"]["pieces"]) == figures and len(final["board"]["spaces"]) == 20
+    assert any(mark.startswith("◆") for space in final["board"]["spaces"] for mark in space["marks"])
+
+
+def test_a_pack_without_a_board_has_none(tmp_path):
+    log, _ = logged_match(tmp_path, "shire")
+    data = page_data(viewed(tmp_path, log))
+    assert data["layout"] is None and "board" not in data["steps"][0]["state"]
+
+
+def test_names_in_text_cannot_close_the_data_script(tmp_path):
+    from runebook.cli.viewer import page_html
+    said = "<!--<script></script><script>alert(1)</script>"
+    html = page_html({"title": "<b>x</b>", "steps": [{"say": [said]}]})
+    assert html.count("</script>") == 2 and html.count("<script") == 2  # the data's and the viewer's own
+    assert "<title><b>" not in html and "<!--" not in html
+    assert page_data(html)["steps"][0]["say"] == [said]
+
+
+# ---------------------------------------------------------------- what a seat sees
+def test_a_seats_page_holds_nothing_another_seat_kept_hidden(tmp_path):
+    log, events = logged_match(tmp_path, "dominaria")
+    everything = page_data(viewed(tmp_path, log))
+    seat_one = viewed(tmp_path, log, "--seat", 1)
+    # What only Player 2 could read: its private lines and the options of its private choices.
+    secret_lines = [e["text"] for e in events if e["type"] == "say" and e.get("private") == 2]
+    secret_options = {o for e in events if e["type"] == "decision" and e.get("private") == 2
+                      and e["kind"] == "choice" for o in e["options"]}  # among its hidden things
+    # (a quest put back into the deck may come to Player 1 later: then it is Player 1's to see too)
+    secret_options -= {o for e in events if e["type"] == "decision" and e.get("private") in (None, 1)
+                       for o in e["options"]}
+    assert secret_lines and secret_options
+    for secret in secret_lines + sorted(secret_options):
+        assert secret not in seat_one
+    # Player 2's hand is a count only, at every step; the whole page still shows it.
+    for step in page_data(seat_one)["steps"]:
+        hands = [z for z in step["state"]["zones"] if z["name"] == "hand"]
+        assert hands[0]["items"] is not None and all(h["items"] is None for h in hands[1:])
+    assert all(z["items"] is not None for z in everything["steps"][0]["state"]["zones"])
+    # Quests only Player 2 ever held are named nowhere on Player 1's page.
+    names = lambda zone: {item["name"] for item in zone["items"] or []}  # noqa: E731
+    theirs = set().union(*(names(z) for s in everything["steps"] for z in s["state"]["zones"]
+                           if z["name"] == "hand" and z["owner"] == 2))
+    seen_by_one = set().union(*(names(z) for s in everything["steps"] for z in s["state"]["zones"]
+                                if not z["private"] or z["owner"] == 1))
+    only_theirs = theirs - seen_by_one
+    assert only_theirs and all(name in json.dumps(everything, ensure_ascii=False) for name in only_theirs)
+    assert not any(name in seat_one for name in only_theirs)
+
+
+def test_a_seats_page_shows_its_own_secrets(tmp_path):
+    write_pack(tmp_path / "hexes", HEXES, players="{min: 2, max: 2}")
+    log, events = logged_match(tmp_path, tmp_path / "hexes", seed=1, agents="random")
+    mine = page_data(viewed(tmp_path, log, "--seat", 1))
+    steps = mine["steps"]
+    assert steps[0]["decision"]["options"] and "hidden" not in steps[0]["decision"]
+    theirs = [s["decision"] for s in steps if s["decision"] and s["decision"]["player"] == 2]
+    assert theirs[0]["hidden"] == 2 and theirs[0]["options"] == [] and theirs[0]["label"] is None
+    said = [line for s in steps for line in s["say"]]
+    assert len([line for line in said if line.startswith("You keep the")]) == 1
+
+
+def test_a_partial_log_gives_the_steps_it_has(tmp_path):
+    log, events = logged_match(tmp_path, "shire")
+    lines = log.read_text(encoding="utf-8").splitlines()
+    cut = [i for i, e in enumerate(events) if e["type"] == "decision"][5]
+    log.write_text("\n".join(lines[:cut + 1]) + "\n", encoding="utf-8")
+    data = page_data(viewed(tmp_path, log))
+    assert len(data["steps"]) == 6 and data["result"] is None
+
+
+def test_an_edited_log_is_refused(tmp_path):
+    log, events = logged_match(tmp_path, "shire")
+    first = next(i for i, e in enumerate(events) if e["type"] == "say")
+    events[first]["text"] = "Something else happened."
+    log.write_text("".join(json.dumps(e) + "\n" for e in events), encoding="utf-8")
+    result = run("view", log, "--out", tmp_path / "x.html")
+    assert result.exit_code == 1 and "E0604" in result.output and not (tmp_path / "x.html").exists()
+
+
+def test_a_seat_beyond_the_match_is_a_usage_error(tmp_path):
+    log, _ = logged_match(tmp_path, "dungeon_roll")
+    result = run("view", log, "--seat", 2, "--out", tmp_path / "x.html")
+    assert result.exit_code == 2 and "1 players" in result.output
+
+
+def test_a_bad_view_declaration_is_a_located_diagnostic(tmp_path):
+    pack = write_pack(tmp_path / "hexes", {**HEXES, "view.yaml": "phrases: {step: 3}\nboard: {grid: round}\n"},
+                      players="{min: 2, max: 2}")
+    result = run("play", pack, "--seed", 1, "--html", tmp_path / "x.html")
+    assert result.exit_code == 1
+    assert "E0402" in result.output and "hexes/view.yaml:" in result.output
+    assert not (tmp_path / "x.html").exists()
+
+
+@pytest.mark.parametrize("view, message", [
+    ("board: {grid: hex, spaces: cels, positions: {north: [0, 0]}}", "the zone 'cels'"),
+    ("board: {grid: hex, spaces: cells, positions: {nowhere: [0, 0]}}", "the entry 'nowhere'"),
+    ("board: {grid: hex, spaces: cells, positions: {north: [0, 0]}, pieces: [{zone: pawns, at: where}]}",
+     "the thing variable 'where'"),
+    ("phrases: {step: 'steps into {place}'}", "the parameter 'place'"),
+    ("owner_var: owner", "the thing variable 'owner'"),
+])
+def test_a_view_declaration_naming_what_the_pack_lacks_is_E0419(tmp_path, view, message):
+    pack = write_pack(tmp_path / "hexes", {**HEXES, "view.yaml": view + "\n"}, players="{min: 2, max: 2}")
+    for command in (["play", pack, "--seed", 1], ["validate", pack]):
+        result = run(*command)
+        assert result.exit_code == 1
+        assert "E0419" in result.output and message in result.output and "hexes/view.yaml:1:" in result.output
+
+
+# ---------------------------------------------------------------- in a browser
+def step_to_the_end(page, data: dict) -> None:
+    """Through every step with the keyboard and buttons, checking the counter moves."""
+    total = len(data["steps"])
+    page.click("#next")
+    assert page.text_content("#step") == f"Step {min(2, total)} / {total}"
+    page.keyboard.press("ArrowLeft")
+    assert page.text_content("#step") == f"Step 1 / {total}"
+    for number in range(2, total + 1):
+        page.keyboard.press("ArrowRight")
+    assert page.text_content("#step") == f"Step {total} / {total}"
+    page.click("#first")
+    page.keyboard.press("End")
+    assert page.text_content("#step") == f"Step {total} / {total}"
+
+
+@pytest.mark.parametrize("pack, players", [("dungeon_roll", 1), ("shire", 2), ("dominaria", 3)])
+def test_each_pack_steps_to_its_result_in_a_browser(page, tmp_path, pack, players):
+    log, events = logged_match(tmp_path, pack)
+    out = tmp_path / "match.html"
+    assert run("view", log, "--out", out).exit_code == 0
+    data = page_data(out.read_text(encoding="utf-8"))
+    page.goto(file_url(out))
+    step_to_the_end(page, data)
+    lines = page.locator("#result p").all_text_contents()
+    end = events[-1]
+    assert len(lines) == players
+    for seat, (line, score) in enumerate(zip(lines, end["scores"]), 1):
+        assert line.startswith(f"Player {seat}: {score} ")
+        assert line.endswith("— winner") == (players > 1 and seat in end["winners"])
+    assert page.text_content("#decision") == "The match is over."
+    assert page.locator("#players th").count() >= players
+    if data["layout"]:
+        assert page.locator("#board svg .space").count() == 20
+        assert page.locator("#board svg .piece").count() == len(data["steps"][-1]["state"]["board"]["pieces"])
+    else:
+        assert page.locator("#board").is_hidden()
+    assert page.js_errors == []
+    assert non_blank_fraction(page) > 0.2
+
+
+def test_a_hex_board_and_a_seats_view_in_a_browser(page, tmp_path):
+    write_pack(tmp_path / "hexes", HEXES, players="{min: 2, max: 2}")
+    log, events = logged_match(tmp_path, tmp_path / "hexes", seed=1, agents="random")
+    out = tmp_path / "seat2.html"
+    assert run("view", log, "--seat", 2, "--out", out).exit_code == 0
+    page.goto(file_url(out))
+    assert "as seen by Player 2" in page.text_content("#title")
+    assert page.text_content("#options") == "2 options, hidden from this seat"  # Player 1's keep
+    page.keyboard.press("ArrowRight")
+    assert page.text_content("#decision").startswith("Player 1 steps into ")
+    page.keyboard.press("ArrowRight")  # Player 2's own keep: its options are shown
+    assert page.locator("#options li").all_text_contents() == next(
+        e["options"] for e in events if e.get("tag") == "keep" and e["player"] == 2)
+    page.keyboard.press("End")
+    assert page.locator("#board svg polygon").count() == 3  # hexes, not squares
+    assert page.locator("#board svg .piece").count() == 2
+    assert page.locator("#board svg text", has_text="*1").count() == 3
+    assert "cells (3): North (heat 1), Middle (heat 1), South (heat 1)" in page.text_content("#zones")
+    zones = page.text_content("#zones")
+    assert "hand of Player 1 (2): 2 hidden" in zones and "hand of Player 2 (2): Jewel, Pearl" in zones
+    assert page.js_errors == [] and non_blank_fraction(page) > 0.1
