@@ -126,6 +126,17 @@ def explain(code: Annotated[str, typer.Argument(help="A diagnostic code, e.g. E0
     run(code)
 
 
+@app.command()
+def fmt(
+    paths: Annotated[list[Path], typer.Argument(metavar="PATH", help=".rune files, or folders to format every .rune file under.")],
+    check: Annotated[bool, typer.Option(
+        "--check", help="Change nothing; list the files that would change (exit 1 if any).")] = False,
+) -> None:
+    """Lay .rune files out in the one canonical layout (docs/language.md, "Layout")."""
+    from .commands_fmt import fmt as run
+    run(paths, check)
+
+
 # ---------------------------------------------------------------- matches
 @app.command()
 def play(
