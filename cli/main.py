@@ -137,6 +137,16 @@ def fmt(
     run(paths, check)
 
 
+@app.command()
+def schema(
+    out: Annotated[Path, typer.Option(
+        "--out", help="The folder to write them to (made if missing).")] = Path("."),
+) -> None:
+    """Write the JSON Schemas (draft-07) of pack.yaml and card-test files, for editors."""
+    from .commands_schema import schema as run
+    run(out)
+
+
 # ---------------------------------------------------------------- matches
 @app.command()
 def play(
