@@ -121,8 +121,8 @@ def test(
 
 @app.command()
 def explain(code: Annotated[str, typer.Argument(help="A diagnostic code, e.g. E0301.")]) -> None:
-    """Explain a diagnostic code's family."""
-    from .commands_content import explain as run
+    """Explain a diagnostic code: its meaning, an example and the fix (or a family: E03)."""
+    from .commands_explain import explain as run
     run(code)
 
 
