@@ -147,6 +147,27 @@ def schema(
     run(out)
 
 
+@app.command()
+def new(
+    what: Annotated[str, typer.Argument(
+        metavar="pack|KIND", help="'pack' for a new pack, or a kind the pack declares for a new entry of it.")],
+    name: Annotated[str, typer.Argument(metavar="NAME", help="The new pack's or entry's name (lower_snake_case).")],
+    pack: Annotated[Optional[str], typer.Option(
+        "--pack", help="The pack to add the entry to (a built-in name or a folder).")] = None,
+    folder: Annotated[Path, typer.Option(
+        "--dir", help="Where a new pack's folder is made.")] = Path("."),
+) -> None:
+    """Scaffold a pack, or an entry of a kind with its card test (`new pack NAME`, `new KIND NAME --pack P`)."""
+    from . import commands_new
+    if what == "pack":
+        commands_new.new_pack(name, folder)
+    elif pack is None:
+        from .errors import usage_error
+        usage_error(f"say which pack gets the new {what}: 'runebook new {what} {name} --pack PACK'")
+    else:
+        commands_new.new_entry(what, name, pack)
+
+
 # ---------------------------------------------------------------- matches
 @app.command()
 def play(
