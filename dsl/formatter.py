@@ -35,7 +35,8 @@ class _Line:
     indent: int = 0
     code: str = ""
     comment: str = ""
-    comment_col: int = 0       # where the author put the comment (0-based)
+    comment_col: int = 0       # where the comment stays, when the author aligned it (0-based)
+    source_col: int = 0        # where the author put the comment
     blank: bool = False
     continues_comment: bool = False   # a comment line under the comment after the code above
     head: int = 0              # a one-line entry: the length of `KIND NAME` before its `{`
@@ -83,7 +84,7 @@ class _Layout:
         if self.current is None:
             self._start_line(tok)
         elif self._spaced(self.previous, tok):
-            if tok.type == "LBRACE" and self.current.head == -1:
+            if tok.type == "LBRACE" and self.current.head == -1 and _gap(self.previous, tok) > 1:
                 self.current.head, self.current.brace_col = len(self.current.code), tok.column - 1
             self.current.code += " "
         if self.brackets and self.brackets[-1].line is self.current and self.brackets[-1].items is None:
@@ -104,7 +105,9 @@ class _Layout:
         if self.current is None:
             self.pending.append(_Line(comment=text))
         else:
-            self.current.comment, self.current.comment_col = text, tok.column - 1
+            aligned = _gap(self.previous, tok) > COMMENT_GAP
+            self.current.comment, self.current.source_col = text, tok.column - 1
+            self.current.comment_col = self.current.source_col if aligned else 0
 
     def newline(self, tok: Token) -> None:
         self._end_line()
@@ -132,9 +135,9 @@ class _Layout:
     def _comment_line(self, text: str, col: int) -> _Line:
         """A comment on its own line; it continues the comment above when in its column."""
         above = self.pending[-1] if self.pending else (self.lines[-1] if self.lines else None)
-        continues = (above is not None and bool(above.comment) and above.comment_col == col
+        continues = (above is not None and bool(above.comment) and above.source_col == col
                      and (bool(above.code) or above.continues_comment))
-        return _Line(comment=text, comment_col=col, continues_comment=continues)
+        return _Line(comment=text, source_col=col, continues_comment=continues)
 
 
     # ------------------------------------------------------------ helpers
@@ -197,6 +200,11 @@ class _Layout:
         if tok.type == "LSQB":
             return not (before.type in VALUE_END or before.type == "LIST")
         return True
+
+
+def _gap(before: Token, tok: Token) -> int:
+    """The blanks between two tokens of one line in the source."""
+    return tok.column - before.end_column
 
 
 def format_source(text: str, file: str) -> str:
