@@ -69,6 +69,15 @@ scenarios:
 """
 
 
+def new(what: str, name: str, pack: str | None, parent: Path) -> None:
+    if what == "pack":
+        new_pack(name, parent)
+    elif pack is None:
+        usage_error(f"say which pack gets the new {what}: 'runebook new {what} {name} --pack PACK'")
+    else:
+        new_entry(what, name, pack)
+
+
 # ---------------------------------------------------------------- new pack
 def new_pack(name: str, parent: Path) -> None:
     from runebook.compiler.schema import modeline, write_schemas

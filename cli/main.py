@@ -158,14 +158,8 @@ def new(
         "--dir", help="Where a new pack's folder is made.")] = Path("."),
 ) -> None:
     """Scaffold a pack, or an entry of a kind with its card test (`new pack NAME`, `new KIND NAME --pack P`)."""
-    from . import commands_new
-    if what == "pack":
-        commands_new.new_pack(name, folder)
-    elif pack is None:
-        from .errors import usage_error
-        usage_error(f"say which pack gets the new {what}: 'runebook new {what} {name} --pack PACK'")
-    else:
-        commands_new.new_entry(what, name, pack)
+    from .commands_new import new as run
+    run(what, name, pack, folder)
 
 
 # ---------------------------------------------------------------- matches

@@ -67,7 +67,7 @@ class _Bracket:
 
 @dataclass
 class _Layout:
-    """Lays tokens out line by line (see the module docstring for the rules)."""
+    """Lays tokens out line by line (the rules: docs/language.md, "Layout")."""
     declaration_lines: dict[int, int]      # first line -> last line of each top-level declaration
     set_apart: set[int]                    # first lines of the declarations blank lines set apart
     lines: list[_Line] = field(default_factory=list)
@@ -138,7 +138,6 @@ class _Layout:
         continues = (above is not None and bool(above.comment) and above.source_col == col
                      and (bool(above.code) or above.continues_comment))
         return _Line(comment=text, source_col=col, continues_comment=continues)
-
 
     # ------------------------------------------------------------ helpers
     def _start_line(self, tok: Token) -> None:
