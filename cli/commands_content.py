@@ -1,4 +1,4 @@
-"""Commands about content itself: packs, validate, compile, disasm, test, explain."""
+"""Commands about content itself: packs, validate, compile, disasm, test."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -163,43 +163,3 @@ def test(targets: list[str], fmt: str, engine: str = "fast") -> None:
         Out.err().line(f"card tests are not available ({err})", "error")
         raise typer.Exit(INTERNAL)
     raise typer.Exit(run_and_report(targets, fmt, engine))
-
-
-# ---------------------------------------------------------------- explain
-FAMILIES = {
-    "E01": ("files and YAML",
-            "A file could not be read (missing, not UTF-8, too large) or a YAML file is malformed. "
-            "Check the path, the encoding and the indentation; every ':' needs a space after it."),
-    "E02": ("syntax",
-            "A .rune file does not parse: an unexpected token, an unclosed bracket or text, or the "
-            "file ending mid-definition. The caret shows where the parser gave up; the mistake is "
-            "often just before it."),
-    "E03": ("names and types",
-            "A name is unknown or used as the wrong kind of thing: an unknown variable or field, a "
-            "call with wrong arguments, a value of the wrong type. Look at the 'did you mean' hint."),
-    "E04": ("pack structure and schema",
-            "pack.yaml or a card-test file breaks its schema (unknown or missing keys, wrong value "
-            "types), or the pack as a whole is incomplete: no 'play', no 'score', a cyclic include, "
-            "a source pattern matching nothing, an option whose default is not one of its choices."),
-    "E05": ("runtime (scripts)",
-            "A script failed while a match ran: the step budget ran out (a loop that never ends), "
-            "a division by zero, an index outside a list, 'none' where a value was needed. The "
-            "location is the script line that was running."),
-    "E06": ("compiled files and logs",
-            "A compiled pack (.rbc.json) or a match log is damaged, from another engine or format "
-            "version, or does not match the pack it names (E0601 compiled file, E0602 log, "
-            "E0603 pack changed since the log was made, E0604 replay diverged). Recompile the pack "
-            "or record the match again."),
-}
-
-
-def explain(code: str) -> None:
-    import re
-    match = re.fullmatch(r"(E0\d)(\d\d)?(XX)?", code.strip().upper())
-    family = match.group(1) if match else None
-    if family not in FAMILIES:
-        usage_error(f"unknown diagnostic code '{code}' (families: {', '.join(sorted(FAMILIES))})")
-    title, text = FAMILIES[family]
-    out = Out()
-    out.line(f"{family}xx: {title}", "bold")
-    out.line(text)

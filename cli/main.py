@@ -121,9 +121,45 @@ def test(
 
 @app.command()
 def explain(code: Annotated[str, typer.Argument(help="A diagnostic code, e.g. E0301.")]) -> None:
-    """Explain a diagnostic code's family."""
-    from .commands_content import explain as run
+    """Explain a diagnostic code: its meaning, an example and the fix (or a family: E03)."""
+    from .commands_explain import explain as run
     run(code)
+
+
+@app.command()
+def fmt(
+    paths: Annotated[list[Path], typer.Argument(metavar="PATH", help=".rune files, or folders to format every .rune file under.")],
+    check: Annotated[bool, typer.Option(
+        "--check", help="Change nothing; list the files that would change (exit 1 if any).")] = False,
+) -> None:
+    """Lay .rune files out in the one canonical layout (docs/language.md, "Layout")."""
+    from .commands_fmt import fmt as run
+    run(paths, check)
+
+
+@app.command()
+def schema(
+    out: Annotated[Path, typer.Option(
+        "--out", help="The folder to write them to (made if missing).")] = Path("."),
+) -> None:
+    """Write the JSON Schemas (draft-07) of pack.yaml and card-test files, for editors."""
+    from .commands_schema import schema as run
+    run(out)
+
+
+@app.command()
+def new(
+    what: Annotated[str, typer.Argument(
+        metavar="pack|KIND", help="'pack' for a new pack, or a kind the pack declares for a new entry of it.")],
+    name: Annotated[str, typer.Argument(metavar="NAME", help="The new pack's or entry's name (lower_snake_case).")],
+    pack: Annotated[Optional[str], typer.Option(
+        "--pack", help="The pack to add the entry to (a built-in name or a folder).")] = None,
+    folder: Annotated[Path, typer.Option(
+        "--dir", help="Where a new pack's folder is made.")] = Path("."),
+) -> None:
+    """Scaffold a pack, or an entry of a kind with its card test (`new pack NAME`, `new KIND NAME --pack P`)."""
+    from .commands_new import new as run
+    run(what, name, pack, folder)
 
 
 # ---------------------------------------------------------------- matches

@@ -6,7 +6,9 @@ the offending YAML node; unknown keys get a "did you mean".
 """
 from __future__ import annotations
 
+import json
 from functools import lru_cache
+from pathlib import Path
 
 from runebook.dsl.diagnostics import Diagnostic, did_you_mean
 from runebook.dsl.yaml_load import locate
@@ -114,11 +116,32 @@ TEST_SCHEMA = {
 }
 
 
+# The schemas by name, and the file `runebook schema` writes each to: editors and the
+# loader read the same dicts.
+SCHEMAS = {"pack": PACK_SCHEMA, "test": TEST_SCHEMA, "view": VIEW_SCHEMA}
+SCHEMA_FILES = {"pack": "pack.schema.json", "test": "card-tests.schema.json", "view": "view.schema.json"}
+
+
+def write_schemas(folder: Path) -> list[Path]:
+    """Write every schema as JSON into `folder` (made if missing); the paths written."""
+    folder.mkdir(parents=True, exist_ok=True)
+    written = []
+    for name, schema in SCHEMAS.items():
+        path = folder / SCHEMA_FILES[name]
+        path.write_text(json.dumps(schema, indent=2) + "\n", encoding="utf-8")
+        written.append(path)
+    return written
+
+
+def modeline(schema_name: str, schema_folder: str) -> str:
+    """The comment that tells YAML editors (yaml-language-server) which schema a file follows."""
+    return f"# yaml-language-server: $schema={schema_folder}/{SCHEMA_FILES[schema_name]}"
+
+
 @lru_cache(maxsize=None)
 def _validator(name: str):
     from jsonschema import Draft7Validator
-    schema = {"pack": PACK_SCHEMA, "test": TEST_SCHEMA, "view": VIEW_SCHEMA}[name]
-    return Draft7Validator(schema)
+    return Draft7Validator(SCHEMAS[name])
 
 
 def validate(data, schema_name: str, file: str) -> list[Diagnostic]:

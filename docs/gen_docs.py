@@ -1,7 +1,8 @@
 """Generate the reference pages that mirror the engine's tables.
 
-    docs/bytecode.md   from runtime/opcodes.OPS       (name, operand, stack effect, doc)
-    docs/builtins.md   from runtime/builtins.BUILTINS (signature, doc, example)
+    docs/bytecode.md     from runtime/opcodes.OPS       (name, operand, stack effect, doc)
+    docs/builtins.md     from runtime/builtins.BUILTINS (signature, doc, example)
+    docs/diagnostics.md  from dsl/codes.CODES           (meaning, example, fix of every code)
 
 The tables are the single source of truth; these pages are never edited by
 hand. tests/test_opcodes.py regenerates them and fails when a committed page
@@ -102,7 +103,58 @@ def builtins_markdown() -> str:
     return "\n".join(lines) + "\n"
 
 
-GENERATED = {"bytecode.md": bytecode_markdown, "builtins.md": builtins_markdown}
+def diagnostics_markdown() -> str:
+    from runebook.dsl.codes import CODES, FAMILIES
+
+    lines = [
+        _NOTICE.format(source="dsl/codes.py"),
+        "",
+        "# Diagnostics",
+        "",
+        "Every problem runebook finds in content is a *diagnostic*: a stable code, a",
+        "message, a position (`file:line:col`) and, where it helps, a hint that says what",
+        "to change. The compiler collects all of them in one pass, so one run shows",
+        "every mistake, each once. The CLI prints them with the source line and a caret",
+        "(`--format json` gives them to tools); `runebook explain E0301` prints one code's",
+        "meaning, an example and the fix, `runebook explain E03` a family.",
+        "",
+        "```",
+        "error[E0301]: unknown name 'xp_totl'",
+        "  --> dungeon_roll/game.rune:12:11",
+        "   |",
+        "12 |   let a = xp_totl + 1",
+        "   |           ^^^^^^^",
+        "   = help: did you mean 'xp_total'?",
+        "```",
+        "",
+        "Codes are grouped by family; a code never changes meaning.",
+        "",
+        "| family | what went wrong | when |",
+        "| --- | --- | --- |",
+    ]
+    lines += [f"| `{f.prefix}xx` | {f.title} | {_cell(f.when)} |" for f in FAMILIES.values()]
+    lines += [
+        "",
+        "Errors stop a pack from compiling; warnings do not. `tests/test_opcodes.py`",
+        "checks that every code the sources can emit has an entry in `dsl/codes.py`, and",
+        "`tests/checker/*.rune` holds a small failing program for most of them.",
+    ]
+    for family in FAMILIES.values():
+        lines += ["", f"## {family.prefix}xx — {family.title}", ""]
+        if family.about:
+            lines += [family.about, ""]
+        for code in (c for c in CODES.values() if c.family is family):
+            lines += [f"### {code.code} — {code.title}", code.meaning]
+            if code.example not in code.meaning:
+                lines.append(f"Example: `{code.example}`.")
+            lines += [f"**Fix:** {code.fix}", ""]
+        if lines[-1] == "":
+            lines.pop()
+    return "\n".join(lines) + "\n"
+
+
+GENERATED = {"bytecode.md": bytecode_markdown, "builtins.md": builtins_markdown,
+             "diagnostics.md": diagnostics_markdown}
 
 
 def stale() -> list[str]:

@@ -1,6 +1,6 @@
 """Diagnostics are values: a stable code, a message, a span and a hint.
 
-Codes by family (see docs/diagnostics.md):
+Codes by family (each explained in dsl/codes.py, from which docs/diagnostics.md is made):
   E01xx  files and YAML          E02xx  syntax
   E03xx  names and types         E04xx  pack structure and schema
   E05xx  runtime (scripts)       E06xx  compiled files and logs

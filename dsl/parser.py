@@ -129,6 +129,36 @@ def _parser() -> Lark:
     return build_parser()
 
 
+class _RecordingNewlines(_BracketNewlines):
+    """The same post-lexer, also keeping every token it sees (newlines inside brackets too)."""
+
+    def __init__(self):
+        self.seen: list[Token] = []
+
+    def process(self, stream):
+        def recorded():
+            for tok in stream:
+                self.seen.append(tok)
+                yield tok
+        return super().process(recorded())
+
+
+@lru_cache(maxsize=1)
+def _recording_parser() -> tuple[Lark, _RecordingNewlines]:
+    """A parser that leaves the whole token stream behind, comments included (for the formatter).
+
+    Comments on a line of their own are part of the newline token (see _NL in the grammar);
+    a comment after code is an ignored COMMENT, which only a lexer callback sees. Built, not
+    loaded from the shipped tables (Lark.load takes no post-lexer): ~0.25 s once, which only
+    the formatter pays.
+    """
+    recorder = _RecordingNewlines()
+    with _terminal_overlap_check(False):
+        parser = Lark(GRAMMAR_PATH.read_text(), **LARK_OPTIONS, postlex=recorder,
+                      lexer_callbacks={"COMMENT": recorder.seen.append})
+    return parser, recorder
+
+
 # ------------------------------------------------------------------ transformer
 def _span(file: str, meta_or_tok) -> Span:
     m = meta_or_tok
@@ -645,11 +675,11 @@ def _too_deep(tree):
 
 
 def _parse(text: str, file: str, start: str, line_offset: int = 0, col_offset: int = 0,
-           every_line: bool = False):
+           every_line: bool = False, parser: Lark | None = None):
     if not text.endswith("\n"):
         text += "\n"
     try:
-        tree = _parser().parse(text, start=start)
+        tree = (parser or _parser()).parse(text, start=start)
     except UnexpectedInput as err:
         raise ContentError([_syntax_diagnostic(err, text, file, line_offset, col_offset, every_line)]) from None
     too_deep = _too_deep(tree)
@@ -694,6 +724,21 @@ def parse_module(text: str, file: str) -> A.Module:
             except ContentError as err:
                 diags.extend(err.diagnostics)
         raise ContentError(diags[:MAX_SYNTAX_ERRORS] or first.diagnostics) from None
+
+
+def parse_module_with_tokens(text: str, file: str) -> tuple[A.Module, list[Token]]:
+    """Parse a whole .rune file and return its tokens too, in order: comments and newlines
+    included, so the text can be laid out again. Syntax errors as parse_module reports them."""
+    parser, recorder = _recording_parser()
+    recorder.seen.clear()
+    try:
+        module = _parse(text, file, "start", parser=parser)
+    except ContentError:
+        parse_module(text, file)  # every broken declaration, as validate reports them
+        raise
+    tokens = sorted(recorder.seen, key=lambda tok: tok.start_pos)
+    recorder.seen.clear()
+    return module, tokens
 
 
 def _declarations(text: str):

@@ -137,10 +137,27 @@ def test_validate_unknown_pack_is_a_content_error():
     assert "error[E0103]" in result.output
 
 
-def test_explain():
-    result = run("explain", "E0301")
-    assert result.exit_code == 0 and "names and types" in result.output
-    assert run("explain", "E06").exit_code == 0
+def test_explain_walks_every_code_of_the_table():
+    from runebook.dsl.codes import CODES
+    for code in CODES.values():
+        result = run("explain", code.code.lower())
+        assert result.exit_code == 0, code.code
+        out = result.output
+        assert out.startswith(f"{code.code}: {code.title}") and code.family.title in out
+        assert f"Example: {code.example}" in out and f"Fix: {code.fix}" in out
+
+
+def test_explain_a_family_lists_its_codes():
+    result = run("explain", "E06")
+    assert result.exit_code == 0 and "compiled files and match logs" in result.output
+    assert all(code in result.output for code in ("E0601", "E0602", "E0603", "E0604"))
+    assert "E0301" not in result.output
+    assert run("explain", "W03xx").exit_code == 0
+
+
+def test_explain_an_unknown_code_suggests_a_close_one():
+    result = run("explain", "E0399")
+    assert result.exit_code == 2 and "did you mean 'E0319'" in result.output
     assert run("explain", "Z9").exit_code == 2
 
 
