@@ -1,7 +1,8 @@
 """The builtin function registry: one row per builtin, the single source of truth.
 
 Each builtin has a signature (parameter types and return type, in the
-checker's type notation), a doc line, an example, and its implementation.
+checker's type notation), a doc line, an example, its implementation and the
+phrase rules text renders a call with (compiler/rules_text.py).
 Type variables: 'T' binds to an element type; 'coll[T]' accepts a list[T] or
 a zone (whose items are things). Implementations receive the world first and
 must be deterministic: randomness only through the world's draws (World.below).
@@ -35,6 +36,13 @@ class Builtin:
     example: str
     impl: Callable
     draws_random: bool = False  # draws from the world: forbidden where only a question may be asked
+    # Its rules-text phrase: {0}, {1}, ... stand for the arguments' own phrases (docs/language.md,
+    # "Rules text"). Required: a builtin without one could not appear in generated rules text.
+    text: str = ""
+
+    def __post_init__(self):
+        if not self.text:
+            raise ValueError(f"builtin '{self.name}' has no rules-text phrase")
 
 
 def _items(coll):
@@ -194,53 +202,75 @@ def _has_cycle(world, pairs):
 
 BUILTINS: tuple[Builtin, ...] = (
     Builtin("len", ("coll[T]",), "int", "Number of items in a list or zone.",
-            "len(hand of p)", lambda w, c: len(_items(c))),
+            "len(hand of p)", lambda w, c: len(_items(c)),
+            text="the number of {0}"),
     Builtin("min", ("int", "int"), "int", "The smaller of two integers.", "min(3, level)",
-            lambda w, a, b: a if a <= b else b),
+            lambda w, a, b: a if a <= b else b,
+            text="the smaller of {0} and {1}"),
     Builtin("max", ("int", "int"), "int", "The larger of two integers.", "max(0, hp - 2)",
-            lambda w, a, b: a if a >= b else b),
-    Builtin("abs", ("int",), "int", "Absolute value.", "abs(x - y)", lambda w, a: -a if a < 0 else a),
+            lambda w, a, b: a if a >= b else b,
+            text="the larger of {0} and {1}"),
+    Builtin("abs", ("int",), "int", "Absolute value.", "abs(x - y)", lambda w, a: -a if a < 0 else a,
+            text="the size of {0}"),
     Builtin("faces", ("thing",), "list[str]", "The faces a die can show, in declaration order.",
-            "faces(d)", _faces),
+            "faces(d)", _faces,
+            text="the faces of {0}"),
     Builtin("distinct", ("list[T]",), "list[T]", "The list without repeats, first occurrences kept in order.",
-            "distinct([1, 1, 2])", _distinct),
+            "distinct([1, 1, 2])", _distinct,
+            text="{0} without repeats"),
     Builtin("count_of", ("list[T]", "T"), "int", "How many times a value occurs in a list.",
-            "count_of(xs, 3)", lambda w, xs, x: tuple(xs).count(x)),
+            "count_of(xs, 3)", lambda w, xs, x: tuple(xs).count(x),
+            text="how many times {1} is in {0}"),
     Builtin("remove", ("list[T]", "T"), "list[T]", "The list with the first occurrence of a value removed.",
-            "remove(xs, 3)", _remove),
+            "remove(xs, 3)", _remove,
+            text="{0} less one {1}"),
     Builtin("take", ("coll[T]", "int"), "list[T]", "The first n items of a list or zone (fewer if it is shorter).",
-            "take(deck, 3)", _take),
+            "take(deck, 3)", _take,
+            text="the first {1} of {0}"),
     Builtin("count_face", ("coll[T]", "str"), "int", "How many things in a list or zone show a face.",
-            "count_face(pool, six)", _count_face),
+            "count_face(pool, six)", _count_face,
+            text="the number of {1} in {0}"),
     Builtin("one_per_face", ("coll[T]", ), "list[T]", "The first thing showing each distinct face, in order.",
-            "one_per_face(hand of p)", _one_per_face),
+            "one_per_face(hand of p)", _one_per_face,
+            text="one of each face in {0}"),
     Builtin("faces_in", ("coll[T]",), "list[str]", "The distinct faces shown in a list or zone, in order.",
-            "faces_in(table)", _faces_in),
+            "faces_in(table)", _faces_in,
+            text="the faces shown in {0}"),
     Builtin("partners", ("list[list[T]]", "T"), "list[T]",
             "The second item of every pair whose first item is the key (a lookup table as pairs).",
-            "partners([[red, blue], [red, green]], red)", _partners),
+            "partners([[red, blue], [red, green]], red)", _partners,
+            text="what {0} pairs with {1}"),
     Builtin("with_entry", ("coll[T]", "str"), "list[T]", "The things in a list or zone made from an entry.",
-            "with_entry(hand of p, some_card)", _with_entry),
+            "with_entry(hand of p, some_card)", _with_entry,
+            text="the {1} in {0}"),
     Builtin("neighbours", ("list[list[T]]", "T"), "list[T]",
             "The nodes joined to a node by an edge of a graph given as a list of pairs (edges go both ways).",
-            "neighbours(roads, here)", _neighbours),
+            "neighbours(roads, here)", _neighbours,
+            text="the neighbours of {1} in {0}"),
     Builtin("reachable", ("list[list[T]]", "T"), "list[T]",
             "Every node connected to a start node through the graph's edges, the start first, nearest first.",
-            "reachable(links of p, home)", _reachable),
+            "reachable(links of p, home)", _reachable,
+            text="everything {0} connects to {1}"),
     Builtin("components", ("list[list[T]]",), "list[list[T]]",
             "The graph's connected groups of nodes (its separate networks), in the order first met.",
-            "components(links of p)", _components),
+            "components(links of p)", _components,
+            text="the separate networks of {0}"),
     Builtin("component_edges", ("list[list[T]]", "T"), "list[list[T]]",
             "The edges of the connected group (network) a node belongs to.",
-            "component_edges(links of p, home)", _component_edges),
+            "component_edges(links of p, home)", _component_edges,
+            text="the network of {0} that {1} is in"),
     Builtin("has_cycle", ("list[list[T]]",), "bool",
             "Whether some edges of the graph form a closed loop.",
-            "has_cycle(links of p)", _has_cycle),
+            "has_cycle(links of p)", _has_cycle,
+            text="{0} form a closed loop"),
     Builtin("random_int", ("int", "int"), "int", "A random integer between two bounds, both included.",
-            "random_int(1, 6)", _random_int, draws_random=True),
-    Builtin("text", ("any",), "str", "A value as narration text.", "text(p)", _text),
+            "random_int(1, 6)", _random_int, draws_random=True,
+            text="a random number from {0} to {1}"),
+    Builtin("text", ("any",), "str", "A value as narration text.", "text(p)", _text,
+            text="{0}"),
     Builtin("is_die", ("thing",), "bool", "Whether a thing is a die (has faces).", "is_die(t)",
-            lambda w, t: w.is_die(t)),
+            lambda w, t: w.is_die(t),
+            text="{0} is a die"),
 )
 
 BY_NAME: dict[str, Builtin] = {b.name: b for b in BUILTINS}
