@@ -17,8 +17,8 @@ def cards(target: str, entry: Optional[str], html: Optional[Path]) -> None:
     if program is None or count(diags, "error"):
         content_error(diags, pack_base(target))
     if entry is not None and entry not in syms.entries:
-        usage_error(f"pack '{pack.name}' has no entry '{entry}'"
-                    + (f"; {did_you_mean(entry, list(syms.entries))}" if did_you_mean(entry, list(syms.entries)) else ""))
+        hint = did_you_mean(entry, list(syms.entries))
+        usage_error(f"pack '{pack.name}' has no entry '{entry}'" + (f"; {hint}" if hint else ""))
     found = render(syms, pack.manifest.get("phrases") or {}, entry)
     if html is not None:
         from .cardsheet import card_sheet

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 
 from runebook.dsl import ast as A
 from runebook.dsl.diagnostics import Diagnostic, did_you_mean
+from runebook.runtime.builtins import BY_NAME as BUILTINS
 
 # The phrase of every statement form and operator; holes name the node's parts.
 # Keys: the AST class name, or the class name and its variant ("Binary ==").
@@ -71,7 +72,7 @@ FORMS: dict[str, str] = {
     "Call no arguments": "{name}",
     "Call kind": "the {name} {args}",
     "MethodCall": "{obj}'s {name} ({args})",
-    "ZoneOf": "{owner}'s {zone}",
+    "ZoneOf": "{obj}'s {name}",
     "Unary -": "minus {operand}",
     "Unary not": "not {operand}",
     "Binary +": "{left} + {right}",
@@ -167,11 +168,16 @@ class Renderer:
         name = self.syms.entries.get(entry_id, {}).get("name")
         return name if isinstance(name, str) and name else words(entry_id)
 
+    def phrase(self, n: str):
+        """The phrase of a name in code. In a kind's own table a field's phrase is the line its
+        value makes on the card, so in code the field's name takes the phrase of `all`."""
+        return (self.every_kind if n in self.fields else self.table).get(n)
+
     def name(self, n: str) -> str:
-        phrase = self.table.get(n)
-        if phrase is not None and not holes(phrase):
+        phrase = self.phrase(n)
+        if phrase and not holes(phrase):  # "" hides a field from the text, not a name from code
             return phrase
-        if n in self.syms.entries and self.syms.entries[n].get("kind") != "die":
+        if n in self.syms.entries:
             return self.title(n)
         return words(n)
 
@@ -222,14 +228,14 @@ class Renderer:
             return FORMS["ListLit empty"]
         return fill(FORMS["ListLit"], {"items": _joined([self.expr(x) for x in e.items])})
 
-    def possessive(self, owner: str, thing: str) -> str:
+    def possessive(self, form: str, owner: str, thing: str) -> str:
         # "you" owns as "your": the one English case a template cannot say on its own
         if owner == "you":
             return f"your {thing}"
-        return fill(FORMS["Field"], {"obj": owner, "name": thing})
+        return fill(FORMS[form], {"obj": owner, "name": thing})
 
     def x_Field(self, e):
-        return self.possessive(self.expr(e.obj), self.name(e.name))
+        return self.possessive("Field", self.expr(e.obj), self.name(e.name))
 
     def x_Index(self, e):
         return fill(FORMS["Index"], {"obj": self.expr(e.obj), "index": self.expr(e.index)})
@@ -237,8 +243,7 @@ class Renderer:
     def call(self, name: str, args: list, params: list) -> str:
         """A call: the callee's phrase with its parameters' holes filled, or its name and arguments."""
         texts = [self.expr(a) for a in args]
-        # a field of this kind may share the function's name: its phrase is the field's
-        phrase = (self.every_kind if name in self.fields else self.table).get(name)
+        phrase = self.phrase(name)
         if phrase is not None and holes(phrase):
             return fill(phrase, dict(zip(params, texts)))
         if not texts:
@@ -246,9 +251,8 @@ class Renderer:
         return fill(FORMS["Call"], {"name": self.name(name), "args": ", ".join(texts)})
 
     def x_Call(self, e):
-        from runebook.runtime.builtins import BY_NAME
-        if e.name in BY_NAME:
-            return fill(BY_NAME[e.name].text, {str(i): self.expr(a) for i, a in enumerate(e.args)})
+        if e.name in BUILTINS:
+            return fill(BUILTINS[e.name].text, {str(i): self.expr(a) for i, a in enumerate(e.args)})
         if e.name in self.syms.kinds:
             return fill(FORMS["Call kind"], {"name": self.name(e.name), "args": _joined([self.expr(a) for a in e.args])})
         fn = self.syms.functions.get(e.name)
@@ -259,9 +263,7 @@ class Renderer:
                                           "args": ", ".join(self.expr(a) for a in e.args)})
 
     def x_ZoneOf(self, e):
-        owner = self.expr(e.owner)
-        zone = self.name(e.zone)
-        return f"your {zone}" if owner == "you" else fill(FORMS["ZoneOf"], {"owner": owner, "zone": zone})
+        return self.possessive("ZoneOf", self.expr(e.owner), self.name(e.zone))
 
     def x_Unary(self, e):
         return fill(FORMS[f"Unary {e.op}"], {"operand": self.expr(e.operand)})
@@ -386,17 +388,18 @@ class Renderer:
         data = {f: self.value(entry.get(f)) for f in self.fields}
         for f in decl.fields:
             t = self.fields[f.name][0]
-            line = self.behaviour(f) if hasattr(t, "params") else self.data_line(f.name, data)
+            line = self.behaviour(f) if hasattr(t, "params") else self.data_line(f.name, data, entry.get(f.name))
             card.text.append(sentence(line))
         card.text.extend(sentence(self.handler(h)) for h in decl.handlers)
         card.text.extend(sentence(self.action(a, owned=True)) for a in decl.actions)
         card.text = [t for t in card.text if t]
         return card
 
-    def data_line(self, fname: str, data: dict) -> str:
-        """A data field is part of the text only where the kind gives it a phrase."""
+    def data_line(self, fname: str, data: dict, value) -> str:
+        """A data field is part of the text only where the kind gives it a phrase; a yes/no
+        field's phrase says the yes."""
         phrase = self.table.get(fname)
-        return fill(phrase, data) if phrase is not None and holes(phrase) else ""
+        return fill(phrase, data) if phrase and value is not False else ""
 
     def behaviour(self, f: A.FieldInit) -> str:
         text = self.block(f.body) if f.body is not None else self.expr(f.value)
