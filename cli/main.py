@@ -120,6 +120,18 @@ def test(
 
 
 @app.command()
+def cards(
+    target: PackArg,
+    entry: Annotated[Optional[str], typer.Argument(metavar="ID", help="Only this entry.")] = None,
+    html: Annotated[Optional[Path], typer.Option(
+        "--html", help="Write a card sheet (one HTML page, one card per entry) to this file.")] = None,
+) -> None:
+    """Print entries' rules text, generated from their code (or write a card sheet)."""
+    from .commands_cards import cards as run
+    run(target, entry, html)
+
+
+@app.command()
 def explain(code: Annotated[str, typer.Argument(help="A diagnostic code, e.g. E0301.")]) -> None:
     """Explain a diagnostic code: its meaning, an example and the fix (or a family: E03)."""
     from .commands_explain import explain as run

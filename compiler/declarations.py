@@ -372,6 +372,7 @@ class DeclarationCollector:
         # An entry may share its id with a face (both are the same text value).
         if self._claim(d.name, d.span):
             self.syms.entries[d.name] = {"kind": d.kind}
+            self.syms.entry_decls[d.name] = d
             self.syms.kinds[d.kind].entries.append(d.name)
 
     def _entry_fields(self, d: A.EntryDecl):

@@ -269,6 +269,9 @@ def compile_source(pack: PackSource, diags: list, phash: str):
     functions, entry_points, actions, groups, policies = bodies.compile_all()
     if unparsed:
         _skip_follow_on(diags, checked_from)
+    if not any(d.severity == "error" for d in diags):
+        from .rules_text import check_phrases
+        check_phrases(pack.manifest, pack.manifest_file, syms, diags)
     if any(d.severity == "error" for d in diags):
         return None, syms, collector.types
     m = pack.manifest
@@ -353,17 +356,21 @@ def _variables(table: dict, initial: dict) -> list:
 
 def compile_pack(name_or_path: str) -> tuple:
     """(Program or None, diagnostics, PackSource or None) without touching the cache."""
+    program, _, diags, pack = check_pack(name_or_path)
+    return program, diags, pack
+
+
+def check_pack(name_or_path: str) -> tuple:
+    """(Program or None, Symbols or None, diagnostics, PackSource or None): compile_pack
+    with the checked declarations too (what rules text is rendered from)."""
     diags: list = []
     try:
         root = find_pack(name_or_path)
-    except ContentError as err:
-        return None, err.diagnostics, None
-    try:
         pack, phash = read_and_hash(root, diags)
     except ContentError as err:
-        return None, err.diagnostics, None
-    program, _, _ = compile_source(pack, diags, phash)
-    return program, diags, pack
+        return None, None, err.diagnostics, None
+    program, syms, _ = compile_source(pack, diags, phash)
+    return program, syms, diags, pack
 
 
 def read_and_hash(root: Path, diags: list) -> tuple:

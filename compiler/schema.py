@@ -35,6 +35,10 @@ PACK_SCHEMA = {
         "sources": {"type": "array", "items": {"type": "string"}, "minItems": 1},
         "include": {"type": "array", "items": {"type": "string"}},
         "tests": {"type": "array", "items": {"type": "string"}},
+        # rules-text phrases: per kind (or 'all'), a name's phrase (docs/language.md, "Rules text")
+        "phrases": {"type": "object", "propertyNames": _NAME,
+                    "additionalProperties": {"type": "object", "propertyNames": _NAME,
+                                             "additionalProperties": {"type": "string"}}},
         "boards": {"type": "array", "items": {"type": "string"}},
     },
 }

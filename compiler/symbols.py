@@ -90,6 +90,7 @@ class Symbols:
     option_ranges: dict = field(default_factory=dict)  # name -> (low, high) of an `int in low..high` option
     kinds: dict = field(default_factory=dict)        # name -> KindInfo
     entries: dict = field(default_factory=dict)      # id -> {"kind": k, field: value}
+    entry_decls: dict = field(default_factory=dict)  # id -> its EntryDecl (what rules text is rendered from)
     symbols: dict = field(default_factory=dict)      # bare symbol (faces, symbols decls) -> span
     symbol_sets: dict = field(default_factory=dict)  # declared set (a type) -> [members]
     boards: dict = field(default_factory=dict)       # board name -> its map as plain data (boardmap.py)

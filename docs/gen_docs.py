@@ -1,7 +1,8 @@
 """Generate the reference pages that mirror the engine's tables.
 
     docs/bytecode.md     from runtime/opcodes.OPS       (name, operand, stack effect, doc)
-    docs/builtins.md     from runtime/builtins.BUILTINS (signature, doc, example)
+    docs/builtins.md     from runtime/builtins.BUILTINS (signature, doc, example, rules-text phrase)
+                         and compiler/rules_text.FORMS (the phrase of every statement form and operator)
     docs/diagnostics.md  from dsl/codes.CODES           (meaning, example, fix of every code)
 
 The tables are the single source of truth; these pages are never edited by
@@ -95,11 +96,31 @@ def builtins_markdown() -> str:
         "",
         f"{len(BUILTINS)} builtins.",
         "",
-        "| signature | what it does | example |",
-        "| --- | --- | --- |",
+        "| signature | what it does | example | rules text |",
+        "| --- | --- | --- | --- |",
     ]
     for b in BUILTINS:
-        lines.append(f"| `{_cell(_signature(b))}` | {_cell(b.doc)} | `{_cell(b.example)}` |")
+        lines.append(f"| `{_cell(_signature(b))}` | {_cell(b.doc)} | `{_cell(b.example)}` | {_cell(b.text)} |")
+    return "\n".join(lines) + "\n" + _forms_markdown()
+
+
+def _forms_markdown() -> str:
+    from runebook.compiler.rules_text import FORMS
+
+    lines = [
+        "",
+        "## Rules-text phrases of statements and operators",
+        "",
+        "`runebook cards` renders an entry's rules text from its code (see the language",
+        "reference, *Rules text*): a builtin call with its phrase above, where `{0}`, `{1}`",
+        "are its arguments, and every statement form and operator with its phrase here, from",
+        "the table `FORMS` in `compiler/rules_text.py`. Holes name the parts of the form.",
+        "",
+        "| form | phrase |",
+        "| --- | --- |",
+    ]
+    for form, phrase in FORMS.items():
+        lines.append(f"| `{_cell(form)}` | {_cell(phrase) or '(left out: narration)'} |")
     return "\n".join(lines) + "\n"
 
 

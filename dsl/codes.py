@@ -434,6 +434,15 @@ line naming neither an entry nor a kind. Regions are the members of the symbol
 set `regions:` names, so a misspelt region in a map is caught like a
 misspelt name in a script.""",
          fix='use a member of the set (or add it to the set), one of the\ngeometries `square`, `square4`, `hex`, and an entry or kind of the pack.'),
+    Code("E0424", "unusable rules-text phrase",
+         example="phrases for 'relik', which is not a kind of the pack",
+         meaning="""`phrases for 'relik', which is not a kind of the pack`, or `phrase for 'gain'
+has hole '{amount}', which nothing fills there`. A phrase in `pack.yaml`'s
+`phrases:` is given per kind (or `all`), and its holes must be what fills them
+where the name appears: a function's or event's parameters, the kind's fields for
+a data field, the field's own name for a behaviour field; a plain name takes no
+holes. The hint lists the holes it may use.""",
+         fix="use a kind of the pack (or `all`) and the holes the hint lists (see the language reference, *Rules text*)."),
     Code("E0501", "step budget exhausted",
          example="the step budget ran out: a loop or recursion did not end (in proc spin)",
          meaning="""`the step budget ran out: a loop or recursion did not end (in proc spin)` —

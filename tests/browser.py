@@ -11,6 +11,7 @@ conftest.py (do not import it: a second copy would start a second Playwright):
         page.goto(file_url(tmp_path / "sheet.html"))
         assert page.locator(".card").count() == 12
 """
+import atexit
 import base64
 import shutil
 from pathlib import Path
@@ -36,13 +37,26 @@ def file_url(path: Path) -> str:
     return Path(path).resolve().as_uri()
 
 
+# One browser for the whole run. Each test module that imports the fixture below gets its
+# own copy of it, and a second Playwright driver cannot start in the thread of the first
+# ("Sync API inside the asyncio loop"): so every copy shares the one launched here.
+_SHARED: dict = {}
+
+
+def _stop() -> None:
+    _SHARED.pop("browser").close()
+    _SHARED.pop("driver").stop()
+
+
 @pytest.fixture(scope="session")
 def browser():
-    from playwright.sync_api import sync_playwright
-    with sync_playwright() as driver:
-        launched = driver.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS)
-        yield launched
-        launched.close()
+    if "browser" not in _SHARED:
+        from playwright.sync_api import sync_playwright
+        _SHARED["driver"] = sync_playwright().start()
+        _SHARED["browser"] = _SHARED["driver"].chromium.launch(executable_path=chromium_path(),
+                                                               args=CHROMIUM_ARGS)
+        atexit.register(_stop)
+    return _SHARED["browser"]
 
 
 @pytest.fixture
