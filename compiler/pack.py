@@ -37,6 +37,9 @@ class PackSource:
     manifest_file: str
     sources: list = field(default_factory=list)  # [(display name, Path)], includes first
     tests: list = field(default_factory=list)
+    # Texts that stand for files of the pack (resolved Path -> text): an editor's unsaved
+    # buffers, checked as if they were saved. Empty for everything but the language server.
+    overlay: dict = field(default_factory=dict)
 
     @property
     def name(self) -> str:
@@ -48,7 +51,12 @@ class PackSource:
         for p in paths:
             if p not in known:
                 known.add(p)
-                self.sources.append((_display(p, self.root), p))
+                self.sources.append((display_name(p, self.root), p))
+
+    def read_bytes(self, path: Path) -> bytes:
+        """A file of the pack as it is now: its overlay text if it has one, else the disk's."""
+        text = self.overlay.get(path.resolve()) if self.overlay else None
+        return path.read_bytes() if text is None else text.encode("utf-8")
 
 
 def _files(root: Path, pattern: str) -> list:
@@ -91,7 +99,7 @@ def find_pack(name_or_path: str) -> Path:
                                    "or give a folder holding a pack.yaml")])
 
 
-def _display(path: Path, root: Path) -> str:
+def display_name(path: Path, root: Path) -> str:
     """How diagnostics name a file: relative to the folder holding its pack."""
     try:
         return str(path.resolve().relative_to(_shown_from(root)))
@@ -106,14 +114,17 @@ def _shown_from(root: Path) -> Path:
 
 
 # ---------------------------------------------------------------- manifest and sources
-def read_pack(root: Path, diags: list, _stack: tuple = (), check: bool = True) -> Optional[PackSource]:
+def read_pack(root: Path, diags: list, _stack: tuple = (), check: bool = True,
+              overlay: Optional[dict] = None) -> Optional[PackSource]:
     """Read the manifest and resolve the sources. check=False skips the JSON Schema
-    (and its import) for the warm path, whose cache key covers the manifest's bytes."""
-    from runebook.dsl.yaml_load import load_yaml, locate
+    (and its import) for the warm path, whose cache key covers the manifest's bytes.
+    `overlay` (resolved Path -> text) stands for files as an editor holds them unsaved."""
+    from runebook.dsl.yaml_load import locate
 
-    mfile = _display(root / MANIFEST, root)
+    overlay = overlay or {}
+    mfile = display_name(root / MANIFEST, root)
     try:
-        manifest = load_yaml(root / MANIFEST, mfile)
+        manifest = _read_manifest(root, mfile, overlay)
     except ContentError as err:
         diags.extend(err.diagnostics)
         return None
@@ -127,7 +138,7 @@ def read_pack(root: Path, diags: list, _stack: tuple = (), check: bool = True) -
         diags.extend(problems)
         if problems:
             return None
-    pack = PackSource(root, manifest, mfile)
+    pack = PackSource(root, manifest, mfile, overlay=overlay)
     here = root.resolve()
     for i, inc in enumerate(manifest.get("include", [])):
         target = (root / inc).resolve()
@@ -140,7 +151,7 @@ def read_pack(root: Path, diags: list, _stack: tuple = (), check: bool = True) -
         if not (target / MANIFEST).is_file():
             diags.append(Diagnostic("E0414", f"included pack '{inc}' has no pack.yaml", span))
             continue
-        sub = read_pack(target, diags, (*_stack, here), check)
+        sub = read_pack(target, diags, (*_stack, here), check, overlay)
         if sub is not None:
             pack.sources.extend(sub.sources)
     for i, pattern in enumerate(manifest.get("sources", ["**/*.rune"])):
@@ -152,6 +163,18 @@ def read_pack(root: Path, diags: list, _stack: tuple = (), check: bool = True) -
     for i, pattern in enumerate(manifest.get("tests", ["tests/**/*.yaml"])):
         pack.tests.extend(_confined_files(root, manifest, "tests", i, mfile, diags) or [])
     return pack
+
+
+def _read_manifest(root: Path, mfile: str, overlay: dict):
+    from runebook.dsl.yaml_load import MAX_YAML_BYTES, load_yaml, load_yaml_text
+
+    text = overlay.get((root / MANIFEST).resolve())
+    if text is None:
+        return load_yaml(root / MANIFEST, mfile)
+    if len(text.encode("utf-8")) > MAX_YAML_BYTES:
+        raise ContentError([Diagnostic("E0104", f"'{mfile}' is larger than {MAX_YAML_BYTES:,} bytes",
+                                       Span(mfile, 1, 1, 1, 2), "content files are bounded: split it")])
+    return load_yaml_text(text, mfile)
 
 
 def _confined_files(root: Path, manifest: dict, key: str, i: int, mfile: str, diags: list) -> Optional[list]:
@@ -207,17 +230,21 @@ def _player_counts(manifest: dict, mfile: str) -> list:
 
 def pack_hash(pack: PackSource) -> str:
     digest = hashlib.sha256()
-    digest.update((pack.root / MANIFEST).read_bytes())
+    digest.update(pack.read_bytes(pack.root / MANIFEST))
     for display, path in pack.sources:
         digest.update(display.encode() + b"\0")
-        digest.update(path.read_bytes())
+        digest.update(pack.read_bytes(path))
         digest.update(b"\0")
     return digest.hexdigest()
 
 
 # ---------------------------------------------------------------- compiling
-def compile_source(pack: PackSource, diags: list, phash: str):
+def compile_source(pack: PackSource, diags: list, phash: str, parse=None):
     """Parse, check and emit. Returns (Program or None, Symbols, TypeSpace).
+
+    `parse(text, display)` parses one file (default: dsl.parser.parse_module); a caller
+    compiling the same pack again and again (the language server) passes one that
+    remembers the modules of texts it has parsed: the compiler never changes a Module.
 
     The stages, in order:
       1. parse every source (dsl/parser.py), one Module per file;
@@ -237,7 +264,7 @@ def compile_source(pack: PackSource, diags: list, phash: str):
     total = 0
     for display, path in pack.sources:
         try:
-            data = path.read_bytes()
+            data = pack.read_bytes(path)
             total += len(data)
             if len(data) > MAX_SOURCE_BYTES or total > MAX_PACK_SOURCE_BYTES:
                 unparsed = True
@@ -246,7 +273,7 @@ def compile_source(pack: PackSource, diags: list, phash: str):
                 diags.append(Diagnostic("E0104", what, Span(display, 1, 1, 1, 2),
                                         "content is bounded: split the pack, or look for generated data"))
                 continue
-            modules.append(parse_module(data.decode("utf-8"), display))
+            modules.append((parse or parse_module)(data.decode("utf-8"), display))
         except UnicodeDecodeError:
             unparsed = True
             diags.append(Diagnostic("E0102", f"'{display}' is not UTF-8 text", Span(display, 1, 1, 1, 2)))
@@ -333,9 +360,9 @@ def compile_pack(name_or_path: str) -> tuple:
     return program, diags, pack
 
 
-def read_and_hash(root: Path, diags: list) -> tuple:
+def read_and_hash(root: Path, diags: list, overlay: Optional[dict] = None) -> tuple:
     """(PackSource, content hash); ContentError when the pack cannot be read."""
-    pack = read_pack(root, diags)
+    pack = read_pack(root, diags, overlay=overlay)
     if pack is None:
         raise ContentError(diags)
     try:
@@ -370,7 +397,7 @@ def _remembered_pack(root: Path) -> Optional[PackSource]:
     if blob is None:
         return None
     entry = json.loads(blob)
-    pack = PackSource(root, {"name": entry["name"]}, _display(root / MANIFEST, root))
+    pack = PackSource(root, {"name": entry["name"]}, display_name(root / MANIFEST, root))
     for pattern in entry["sources"]:
         pack.add_sources(_files(root, pattern))
     return pack
