@@ -48,6 +48,7 @@ class RunebookServer(LanguageServer):
         self.analysers: dict = {}       # pack root -> PackAnalyser
         self.analyses: dict = {}        # pack root -> its latest Analysis
         self.pending: dict = {}         # pack root -> the scheduled recompilation
+        self.compiling: dict = {}       # pack root -> asyncio.Lock held while it compiles
         self.published: dict = {}       # pack root -> URIs given diagnostics last time
 
     # ------------------------------------------------------------ compiling
@@ -75,11 +76,14 @@ class RunebookServer(LanguageServer):
             delay, lambda: asyncio.ensure_future(self.recompile(root)))
 
     async def recompile(self, root: Path) -> None:
-        try:
-            analysis = await asyncio.to_thread(self.analyse, root, self.overlay(root))
-            self.publish(root, analysis)
-        except Exception:  # noqa: BLE001 - a compiler bug must not take the editor's server down
-            log.exception("compiling %s failed", root)
+        # One compilation of a pack at a time, in the order asked (asyncio's lock is fair),
+        # each of the texts as they are when it starts: the last one published is the newest.
+        async with self.compiling.setdefault(root, asyncio.Lock()):
+            try:
+                analysis = await asyncio.to_thread(self.analyse, root, self.overlay(root))
+                self.publish(root, analysis)
+            except Exception:  # noqa: BLE001 - a compiler bug must not take the editor's server down
+                log.exception("compiling %s failed", root)
 
     def analyse(self, root: Path, overlay: dict) -> Analysis:
         analyser = self.analysers.setdefault(root, PackAnalyser(root))
@@ -199,7 +203,7 @@ def on_definition(ls: RunebookServer, params: T.DefinitionParams) -> list:
     return out
 
 
-@server.feature(T.TEXT_DOCUMENT_COMPLETION, T.CompletionOptions(trigger_characters=[".", " "]))
+@server.feature(T.TEXT_DOCUMENT_COMPLETION, T.CompletionOptions(trigger_characters=["."]))
 @_answers_empty(T.CompletionList(is_incomplete=False, items=[]))
 def on_completion(ls: RunebookServer, params: T.CompletionParams) -> T.CompletionList:
     analysis = ls.analysis_for(params.text_document.uri)

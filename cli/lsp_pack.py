@@ -117,12 +117,12 @@ class PackAnalyser:
     def _test_diagnostics(self, program, syms, types, pack, phash: str, path: Path, display: str) -> list:
         """A card-test file's diagnostics, checked again only when its text or the pack changed
         (checking every scenario of a pack takes about a second)."""
-        from runebook.dsl.yaml_load import MAX_YAML_BYTES, read_text_file
+        from runebook.compiler.pack import read_text
+        from runebook.dsl.yaml_load import MAX_YAML_BYTES
         from .cardtests import check_card_tests
 
-        text = pack.overlay.get(path.resolve())
         try:
-            text = text if text is not None else read_text_file(path, display, MAX_YAML_BYTES)
+            text = read_text(path, display, MAX_YAML_BYTES, pack.overlay)
         except ContentError as err:
             return err.diagnostics
         known = self.checked_tests.get(display)

@@ -132,7 +132,7 @@ def lsp() -> None:
     try:
         from .lsp import run
     except ModuleNotFoundError as err:
-        if err.name not in ("pygls", "lsprotocol"):
+        if (err.name or "").split(".")[0] not in ("pygls", "lsprotocol"):
             raise
         from .errors import usage_error
         usage_error(f"the language server needs pygls: pip install 'runebook[lsp]' ({err})")

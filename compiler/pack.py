@@ -166,15 +166,17 @@ def read_pack(root: Path, diags: list, _stack: tuple = (), check: bool = True,
 
 
 def _read_manifest(root: Path, mfile: str, overlay: dict):
-    from runebook.dsl.yaml_load import MAX_YAML_BYTES, load_yaml, load_yaml_text
+    from runebook.dsl.yaml_load import MAX_YAML_BYTES, load_yaml_text
+    return load_yaml_text(read_text(root / MANIFEST, mfile, MAX_YAML_BYTES, overlay), mfile)
 
-    text = overlay.get((root / MANIFEST).resolve())
-    if text is None:
-        return load_yaml(root / MANIFEST, mfile)
-    if len(text.encode("utf-8")) > MAX_YAML_BYTES:
-        raise ContentError([Diagnostic("E0104", f"'{mfile}' is larger than {MAX_YAML_BYTES:,} bytes",
-                                       Span(mfile, 1, 1, 1, 2), "content files are bounded: split it")])
-    return load_yaml_text(text, mfile)
+
+def read_text(path: Path, display: str, limit: int, overlay: dict) -> str:
+    """A content file's text, its overlay's when it has one, within `limit` bytes and UTF-8
+    (else ContentError E0104, E0102)."""
+    from runebook.dsl.yaml_load import decode_text, read_text_file
+
+    text = overlay.get(path.resolve()) if overlay else None
+    return read_text_file(path, display, limit) if text is None else decode_text(text.encode("utf-8"), display, limit)
 
 
 def _confined_files(root: Path, manifest: dict, key: str, i: int, mfile: str, diags: list) -> Optional[list]:

@@ -343,3 +343,11 @@ def test_help_does_not_import_pygls():
             "print('pygls' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "False"
+
+
+def test_without_pygls_the_command_says_what_to_install():
+    code = ("import sys\nsys.modules['pygls'] = None\n"  # as if the 'lsp' extra were not installed
+            "from runebook.cli.main import main\nmain(['lsp'])\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, stdin=subprocess.DEVNULL)
+    assert done.returncode == 2
+    assert "runebook[lsp]" in done.stderr
