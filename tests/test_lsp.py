@@ -29,7 +29,9 @@ class Client:
         self.version = 1                # of the documents changed, all counted together
         self.messages: queue.Queue = queue.Queue()
         self.diagnostics: dict = {}     # uri -> the last diagnostics published
+        self.log: list = []             # the server's stderr lines, read as they come (a full pipe would block it)
         threading.Thread(target=self._read, daemon=True).start()
+        threading.Thread(target=lambda: self.log.extend(self.proc.stderr), daemon=True).start()
 
     def _read(self) -> None:
         stream = self.proc.stdout
@@ -84,9 +86,7 @@ class Client:
         return message["params"]["diagnostics"]
 
     def _stderr(self) -> str:
-        if self.proc.poll() is None:
-            return "(still running)"
-        return self.proc.stderr.read().decode("utf-8", "replace")[-2000:]
+        return b"".join(self.log).decode("utf-8", "replace")[-2000:]
 
     def stop(self) -> int:
         if self.proc.poll() is None:
@@ -252,29 +252,102 @@ def test_definition_of_an_entry_used_in_another_file_points_to_its_block(dominar
     assert locations[0]["range"]["start"] == at(components, "location urborg")
 
 
-def test_definition_of_an_event_field_after_event_dot(tmp_path):
-    root = write_pack(tmp_path / "mini", {"main.rune": """\
-        event hit(amount: int)
-        proc play() {
-          let e = emit hit(amount: 2)
-        }
-        on hit {
-          event.amount += 1
-        }
-        fn score(p: player) -> int { return 0 }
-        """})
-    client = start(tmp_path)
-    try:
-        main = root / "main.rune"
-        open_doc(client, main)
-        found = client.request("textDocument/definition", text_doc(main, at(main, "event.amount", 7)))
-        assert [f["range"]["start"] for f in found] == [{"line": 0, "character": 10}]
-        items = client.request("textDocument/completion", text_doc(main, at(main, "event.amount", 6)))["items"]
-        assert {i["label"] for i in items} == {"amount", "cancelled"}
-        items = client.request("textDocument/completion", text_doc(main, at(main, "on hit", 3)))["items"]
-        assert {i["label"] for i in items} == {"hit"}
-    finally:
-        assert client.stop() == 0
+# Two files, every kind of declaration in `decls.rune`, each used in `uses.rune`; a line
+# "# use NAME" marks where to ask, "# at NAME" where the answer must point.
+DECLS = """\
+zone pile                                # at pile
+var turns: int = 0                       # at turns
+var gold: int per player = 0             # at gold
+option rounds: int = 3                   # at rounds
+symbols colour: red, blue                # at red
+die coin: heads, tails                   # at heads
+event hit(amount: int)                   # at hit
+# What a gem is: a colour and a worth.
+kind gem {                               # at gem
+  colour: colour
+  worth: int = 1                         # at worth
+}
+gem ruby { colour: red; worth: 3 }       # at ruby
+fn double(n: int) -> int { return 2 * n }  # at double
+"""
+USES = """\
+proc play() {
+  let e = emit hit(amount: double(rounds))  # use hit double rounds
+  turns += len(pile)                        # use turns pile
+  for p in players { p.gold += ruby.worth }  # use gold ruby worth
+  let c = red                               # use red
+  let f = heads                             # use heads
+  let g = all gem                           # use gem
+}
+on hit {
+  event.amount += 1                         # use amount
+}
+fn score(p: player) -> int { return p.gold }
+"""
+
+
+@pytest.fixture(scope="module")
+def mini(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("mini")
+    root = write_pack(folder / "mini", {"decls.rune": DECLS, "uses.rune": USES}, dedent=False)
+    client = start(folder)
+    open_doc(client, root / "uses.rune")
+    assert client.wait_diagnostics(uri(root / "uses.rune"), lambda ds: True) == []
+    yield root, client
+    assert client.stop() == 0
+
+
+def _marked(text: str, mark: str) -> dict:
+    """{name: (row, column of the name)} for the lines marked '# mark NAME ...'."""
+    out = {}
+    for row, line in enumerate(text.split("\n")):
+        code, _, comment = line.partition(f"# {mark} ")
+        for name in comment.split():
+            out[name] = (row, code.find(name) if mark == "use" else 0)
+    return out
+
+
+@pytest.mark.parametrize("name", ["pile", "turns", "gold", "rounds", "red", "heads", "hit", "gem", "ruby",
+                                  "double", "worth", "amount"])
+def test_definition_of_every_kind_of_name_across_files(mini, name):
+    root, client = mini
+    uses, decls = root / "uses.rune", root / "decls.rune"
+    row, col = _marked(USES, "use")[name]
+    found = client.request("textDocument/definition", text_doc(uses, {"line": row, "character": col + 1}))
+    targets = {**_marked(DECLS, "at"), "amount": (6, 10)}  # an event field: at the parameter
+    expected_row, expected_col = targets[name]
+    if name == "worth":
+        expected_col = 2
+    assert [(f["uri"], f["range"]["start"]) for f in found] == [
+        (uri(decls), {"line": expected_row, "character": expected_col})]
+
+
+def test_hover_on_kinds_fields_and_events(mini):
+    root, client = mini
+    uses = root / "uses.rune"
+
+    def hover(name: str) -> str:
+        row, col = _marked(USES, "use")[name]
+        return client.request("textDocument/hover", text_doc(uses, {"line": row, "character": col}))["contents"]["value"]
+
+    assert "worth: int = 1" in hover("worth") and "field of kind `gem`" in hover("worth")
+    assert "kind gem {" in hover("gem") and "colour: colour" in hover("gem")
+    assert "What a gem is: a colour and a worth." in hover("gem")  # the comment above it
+    assert "event hit(amount: int)" in hover("hit")
+    assert "amount: int" in hover("amount") and "field of event `hit`" in hover("amount")
+    assert "one per player" in hover("gold")
+    assert "fn double(n: int) -> int" in hover("double")
+
+
+def test_completion_after_on_event_and_a_typed_parameter(mini):
+    root, client = mini
+    uses = root / "uses.rune"
+    items = client.request("textDocument/completion", text_doc(uses, at(uses, "event.amount", 6)))["items"]
+    assert {i["label"] for i in items} == {"amount", "cancelled"}
+    items = client.request("textDocument/completion", text_doc(uses, at(uses, "on hit", 3)))["items"]
+    assert {i["label"] for i in items} == {"hit"}
+    items = client.request("textDocument/completion", text_doc(uses, at(uses, "return p.gold", 9)))["items"]
+    assert {i["label"] for i in items} == {"gold", "seat"}  # score's parameter p is a player
 
 
 def test_completion_lists_entries_builtins_and_keywords(dominaria):
@@ -324,6 +397,7 @@ def test_a_request_on_a_broken_file_answers_and_the_server_lives_on(dominaria):
         client.request("textDocument/completion", text_doc(path, {"line": 2, "character": 4}))
         hover = client.request("textDocument/hover", text_doc(path, {"line": 1, "character": 3}))
         assert "Number of items" in hover["contents"]["value"]
+    assert "failed" not in client._stderr()
 
 
 def test_a_file_outside_any_pack_gets_nothing(tmp_path):
@@ -351,3 +425,36 @@ def test_without_pygls_the_command_says_what_to_install():
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, stdin=subprocess.DEVNULL)
     assert done.returncode == 2
     assert "runebook[lsp]" in done.stderr
+
+
+def test_every_request_answers_while_a_file_is_typed_out(dominaria):
+    """The file as it is while being typed: cut at many points, each asked about at its end."""
+    root, client = dominaria
+    path = root / "actions.rune"
+    open_doc(client, path)
+    text = path.read_text(encoding="utf-8")
+    with edited(client, path, text):
+        for cut in range(0, len(text), max(1, len(text) // 40)):
+            part = text[:cut]
+            change(client, path, part)
+            lines = part.split("\n")
+            end = {"line": len(lines) - 1, "character": len(lines[-1])}
+            inside = {"line": len(lines) // 2, "character": 4}
+            for position in (end, inside):
+                client.request("textDocument/hover", text_doc(path, position))
+                assert isinstance(client.request("textDocument/definition", text_doc(path, position)), list)
+                assert "items" in client.request("textDocument/completion", text_doc(path, position))
+    assert client.proc.poll() is None
+    assert "failed" not in client._stderr()  # every answer was made, none was an error turned empty
+
+
+def test_a_request_that_fails_answers_empty_and_logs(caplog):
+    from runebook.cli.lsp import _answers_empty
+
+    @_answers_empty([])
+    def definition(ls, params):
+        raise KeyError("a bug")
+
+    with caplog.at_level("ERROR", logger="runebook.lsp"):
+        assert definition(None, None) == []
+    assert "definition failed" in caplog.text and "KeyError" in caplog.text
