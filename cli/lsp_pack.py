@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
 
+from runebook.compiler.pack import MANIFEST, compile_source, display_name, read_and_hash, read_text
 from runebook.dsl import ast as A
 from runebook.dsl.diagnostics import ContentError, Diagnostic
 from runebook.dsl.span import Span
@@ -25,7 +26,7 @@ class Declared:
     what: str               # entry, kind, field, fn, proc, event, event field, zone, var, option,
                             # symbol, symbol set, die, action, policy
     span: Span
-    header: str             # the declaration's first line as written (an entry: its whole block)
+    header: str             # the declaration's first line as written (a kind: its block; an entry: its data)
     doc: str = ""           # the comment lines just above the declaration
     owner: str = ""         # a field's kind, an event field's event, an entry's kind
 
@@ -53,7 +54,7 @@ class Analysis:
 def pack_root(path: Path) -> Optional[Path]:
     """The nearest folder holding a pack.yaml, from a file of the pack upwards."""
     for folder in [path.parent, *path.parents]:
-        if (folder / "pack.yaml").is_file():
+        if (folder / MANIFEST).is_file():
             return folder
     return None
 
@@ -96,8 +97,6 @@ class PackAnalyser:
             return self._analyse(overlay)
 
     def _analyse(self, overlay: dict) -> Analysis:
-        from runebook.compiler.pack import MANIFEST, compile_source, display_name, read_and_hash
-
         diags: list = []
         manifest = (self.root / MANIFEST).resolve()
         files = {display_name(manifest, self.root): manifest}
@@ -117,7 +116,6 @@ class PackAnalyser:
     def _test_diagnostics(self, program, syms, types, pack, phash: str, path: Path, display: str) -> list:
         """A card-test file's diagnostics, checked again only when its text or the pack changed
         (checking every scenario of a pack takes about a second)."""
-        from runebook.compiler.pack import read_text
         from runebook.dsl.yaml_load import MAX_YAML_BYTES
         from .cardtests import check_card_tests
 
@@ -135,7 +133,7 @@ class PackAnalyser:
         good = {d: tm for d, tm in self.memo.good.items() if d in indexed}
         analysis = Analysis(self.root, files, {path: [] for path in files.values()},
                             {d: module for d, (_, module) in good.items()}, {}, syms)
-        manifest = (self.root / "pack.yaml").resolve()  # where a diagnostic without a place goes
+        manifest = (self.root / MANIFEST).resolve()  # where a diagnostic without a place goes
         for d in diags:
             path = analysis.path_of(d.span.file) if d.span is not None else manifest
             analysis.diagnostics.setdefault(path, []).append(d)
@@ -182,7 +180,7 @@ def _index_module(module: A.Module, text: str, index: dict) -> None:
             add(decl.name, what, decl.span, getattr(decl, "per", None) or "")
 
 
-MAX_BLOCK_LINES = 30  # an entry shown on hover: its data, not pages of behaviour
+MAX_BLOCK_LINES = 30  # a declaration shown on hover: its data, not pages of behaviour
 
 
 def source_text(lines: list, span: Span) -> str:
@@ -201,7 +199,18 @@ def _first_line(lines: list, span: Span) -> str:
     """A declaration's text on its first line (a one-line declaration: exactly its text)."""
     end_col = span.end_col if span.end_line == span.line else 10 ** 6
     text = source_text(lines, Span(span.file, span.line, span.col, span.line, end_col)) if span.line else ""
-    return text.split("#")[0].rstrip().removesuffix("{").rstrip()
+    return _without_comment(text).rstrip().removesuffix("{").rstrip()
+
+
+def _without_comment(line: str) -> str:
+    """The line up to its comment: a '#' outside a text ("#1" is no comment)."""
+    quoted = False
+    for i, ch in enumerate(line):
+        if ch == '"' and (i == 0 or line[i - 1] != "\\"):
+            quoted = not quoted
+        elif ch == "#" and not quoted:
+            return line[:i]
+    return line
 
 
 def _entry_data(lines: list, entry: A.EntryDecl) -> str:
