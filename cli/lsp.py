@@ -38,7 +38,8 @@ COMPLETION_KIND = {
     "var": T.CompletionItemKind.Variable, "option": T.CompletionItemKind.Property,
     "symbol": T.CompletionItemKind.EnumMember, "symbol set": T.CompletionItemKind.Enum,
     "die": T.CompletionItemKind.Constant, "action": T.CompletionItemKind.Method,
-    "policy": T.CompletionItemKind.Module,
+    "policy": T.CompletionItemKind.Module, "action group": T.CompletionItemKind.Enum,
+    "choice tag": T.CompletionItemKind.EnumMember,
 }
 
 

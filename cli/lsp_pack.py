@@ -90,6 +90,7 @@ class PackAnalyser:
         self.root = root
         self.memo = ParseMemo()
         self.checked_tests: dict = {}   # display -> (text, pack hash, diagnostics)
+        self.whole_syms = None          # the symbols of the last compilation in which every file parsed
         self.lock = threading.Lock()
 
     def analyse(self, overlay: dict) -> Analysis:
@@ -106,12 +107,15 @@ class PackAnalyser:
             return self._finish(files, err.diagnostics or diags, None, set(self.memo.good))
         files.update({display: path.resolve() for display, path in pack.sources})
         program, syms, types = compile_source(pack, diags, phash, parse=self.memo)
+        if not any(isinstance(self.memo.latest.get(d, (None, None))[1], ContentError) for d, _ in pack.sources):
+            self.whole_syms = syms
         for path in pack.tests:
             display = display_name(path, self.root)
             files[display] = path.resolve()
             if program is not None:  # card tests are compiled against a pack without errors
                 diags.extend(self._test_diagnostics(program, syms, types, pack, phash, path, display))
-        return self._finish(files, diags, syms, set(files))
+        # While a file does not parse, completion offers what it declared when it last did.
+        return self._finish(files, diags, self.whole_syms or syms, set(files))
 
     def _test_diagnostics(self, program, syms, types, pack, phash: str, path: Path, display: str) -> list:
         """A card-test file's diagnostics, checked again only when its text or the pack changed

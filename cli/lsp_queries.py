@@ -165,8 +165,9 @@ def complete(analysis: Analysis, place: Place) -> list:
     dotted = re.search(r"([A-Za-z_][A-Za-z0-9_]*)\s*\.\s*[A-Za-z0-9_]*$", before)
     if dotted:
         return _field_completions(analysis, place, dotted.group(1))
-    if re.match(r"\s*on\s+[a-z0-9_]*$", before):
-        return [_declared_completion(d) for d in analysis.all_declared("event")]
+    for pattern, names in AFTER_KEYWORDS:
+        if re.search(pattern, before):
+            return names(analysis)
     if place.yaml and _in_decisions(place, before):
         return _decision_labels(analysis)
     from runebook.runtime.builtins import BUILTINS
@@ -175,6 +176,21 @@ def complete(analysis: Analysis, place: Place) -> list:
     items += [Completion(b.name, "builtin", f"{b.name}({', '.join(b.params)}) -> {b.returns}") for b in BUILTINS]
     items += [_declared_completion(d) for d in analysis.all_declared(*TOP_LEVEL)]
     return _unique(items)
+
+
+def _symbols_table(table: str, what: str):
+    """Completions from a table of the checker's symbols (empty while the pack cannot be read)."""
+    return lambda analysis: [Completion(name, what) for name in getattr(analysis.syms, table, None) or ()]
+
+
+# What follows a keyword: (the text before the cursor, the names that may come next).
+AFTER_KEYWORDS = (
+    (r"^\s*on\s+[a-z0-9_]*$", lambda analysis: [_declared_completion(d) for d in analysis.all_declared("event")]),
+    (r"\brate\s+action\s+[a-z0-9_]*$", lambda analysis: [_declared_completion(d)
+                                                      for d in analysis.all_declared("action")]),
+    (r"\b(decide\s+action|act)\s+[a-z0-9_]*$", _symbols_table("groups", "action group")),
+    (r"\b((rate|decide)\s+choice|choose)\s+[a-z0-9_]*$", _symbols_table("choice_types", "choice tag")),
+)
 
 
 def _field_completions(analysis: Analysis, place: Place, obj: str) -> list:

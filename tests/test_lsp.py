@@ -373,6 +373,22 @@ def test_completion_after_an_entry_dot_lists_its_kinds_fields(dominaria):
     assert {i["label"] for i in items} == {"name", "colour", "start"}
 
 
+@pytest.mark.parametrize("typed, expected", [
+    ("let a = act ", {"main"}),
+    ("let c = choose ", {"keep_artifact", "return_quest", "start_location", "keep_quest"}),
+])
+def test_completion_of_action_groups_and_choice_tags(dominaria, typed, expected):
+    root, client = dominaria
+    path = root / "game.rune"
+    open_doc(client, path)
+    text = path.read_text(encoding="utf-8")
+    with edited(client, path, text + "\nproc probe(p: player) {\n  " + typed + "\n}\n"):
+        row = len(text.split("\n")) + 1
+        items = client.request("textDocument/completion", {"textDocument": {"uri": uri(path)},
+                                                           "position": {"line": row, "character": 2 + len(typed)}})
+    assert {i["label"] for i in items["items"]} == expected
+
+
 def test_completion_of_decision_labels_in_a_card_test(dominaria):
     root, client = dominaria
     path = root / "tests" / "costs.yaml"
