@@ -215,8 +215,7 @@ def on_completion(ls: RunebookServer, params: T.CompletionParams) -> T.Completio
 
 
 def _item(c: Completion) -> T.CompletionItem:
-    return T.CompletionItem(label=c.label, kind=COMPLETION_KIND.get(c.what), detail=c.detail or c.what,
-                            insert_text=c.insert or None)
+    return T.CompletionItem(label=c.label, kind=COMPLETION_KIND.get(c.what), detail=c.detail or c.what)
 
 
 def run() -> None:

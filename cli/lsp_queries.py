@@ -43,7 +43,6 @@ class Completion:
     label: str
     what: str               # keyword, builtin, field, or a Declared.what
     detail: str = ""
-    insert: str = ""        # the text to insert, when not the label
 
 
 # ---------------------------------------------------------------- what is under the cursor
@@ -239,6 +238,6 @@ def _decision_labels(analysis: Analysis) -> list:
     for name, info in actions.items():
         params = ", ".join(f"{p}=" for p, _ in info.params)
         label = f"{name}({params})" if params else name
-        items.append(Completion(label, "action", "a scripted answer: the action and its arguments", label))
+        items.append(Completion(label, "action", "a scripted answer: the action and its arguments"))
     items += [_declared_completion(d) for d in analysis.all_declared("symbol")]
     return _unique(items)

@@ -474,3 +474,14 @@ def test_a_request_that_fails_answers_empty_and_logs(caplog):
     with caplog.at_level("ERROR", logger="runebook.lsp"):
         assert definition(None, None) == []
     assert "definition failed" in caplog.text and "KeyError" in caplog.text
+
+
+def test_ranges_count_utf16_code_units_as_the_protocol_says(mini):
+    root, client = mini
+    uses = root / "uses.rune"
+    line = '  let s = "\U0001F600 " + nope'  # the emoji is one character, two UTF-16 units
+    text = USES.replace("proc play() {\n", "proc play() {\n" + line + "\n", 1)
+    with edited(client, uses, text):
+        diags = client.wait_diagnostics(uri(uses), lambda ds: ds != [])
+    unknown = next(d for d in diags if d["code"] == "E0301")
+    assert unknown["range"]["start"] == {"line": 1, "character": line.index("nope") + 1}
