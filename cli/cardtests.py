@@ -84,7 +84,14 @@ def _code_offsets(data, path: list, file: str, lines: list[str]) -> tuple[int, i
 class _Suite:
     """One pack compiled from source (card tests need its symbol table)."""
 
-    def __init__(self, pack_ref: str):
+    def __init__(self, root: Path, program, syms, types):
+        self.root = root
+        self.program = program
+        self.syms = syms
+        self.types = types
+
+    @classmethod
+    def compile(cls, pack_ref: str) -> "_Suite":
         from runebook.compiler.pack import compile_source, find_pack, read_and_hash
 
         diags: list = []
@@ -93,10 +100,7 @@ class _Suite:
         program, syms, types = compile_source(pack, diags, phash)
         if program is None:
             raise ContentError([d for d in diags if d.severity == "error"])
-        self.root = root
-        self.program = program
-        self.syms = syms
-        self.types = types
+        return cls(root, program, syms, types)
 
     def _lift(self, fn) -> int:
         """A step's log line has a narration function: it joins the pack's functions,
@@ -115,34 +119,65 @@ class _Suite:
 
 # ---------------------------------------------------------------- running
 def _run_file(suite: _Suite, path: Path, display: str, engine: str) -> tuple[list, list]:
-    from runebook.compiler.schema import validate
-    from runebook.dsl.yaml_load import MAX_YAML_BYTES, load_yaml_text, read_text_file
+    from runebook.dsl.yaml_load import MAX_YAML_BYTES, read_text_file
 
     text = read_text_file(path, display, MAX_YAML_BYTES)  # E0102/E0104, never a UnicodeDecodeError
-    data = load_yaml_text(text, display)
-    if not isinstance(data, dict):
-        return [], [Diagnostic("E0402", "a card-test file must be a mapping with 'scenarios'", Span(display, 1, 1, 1, 2))]
-    problems = validate(data, "test", display)
-    if problems:
-        return [], problems
-    lines = text.splitlines()
-    defaults = data.get("defaults") or {}
     results, diags = [], []
-    for i, sc in enumerate(data["scenarios"]):
-        result = _run_scenario(suite, data, defaults, sc, i, display, lines, diags, engine)
-        if result is not None:
-            results.append(result)
+    for scenario in _compiled_scenarios(suite, text, display, diags):
+        results.append(_run_scenario(suite, scenario, engine))
     return results, diags
 
 
-def _run_scenario(suite, data, defaults, sc, index, display, lines, diags, engine):
+def check_card_tests(root: Path, program, syms, types, text: str, display: str) -> list:
+    """The diagnostics of a card-test file's text against its pack compiled from source, as
+    running it would give them before any scenario runs (schema, options, every piece of
+    code compiled); nothing is run."""
+    suite, diags = _Suite(root, program, syms, types), []
+    try:
+        for _ in _compiled_scenarios(suite, text, display, diags):
+            pass
+    except ContentError as err:
+        diags.extend(err.diagnostics)
+    return diags
+
+
+@dataclass
+class _Scenario:
+    """A scenario whose code compiled: ready to run."""
+    result: ScenarioResult
+    sc: dict
+    n_players: int
+    seed: int
+    options: dict
+    pieces: list            # [(key, Function)]: setup, given, do
+    checks: list            # [(code, Function)]: the expect lines
+
+
+def _compiled_scenarios(suite: _Suite, text: str, display: str, diags: list):
+    """Each scenario of the file whose code compiles, in order; problems go to `diags`."""
+    from runebook.compiler.schema import validate
+    from runebook.dsl.yaml_load import load_yaml_text
+
+    data = load_yaml_text(text, display)
+    if not isinstance(data, dict):
+        diags.append(Diagnostic("E0402", "a card-test file must be a mapping with 'scenarios'",
+                                Span(display, 1, 1, 1, 2)))
+        return
+    problems = validate(data, "test", display)
+    if problems:
+        diags.extend(problems)
+        return
+    lines = text.splitlines()
+    defaults = data.get("defaults") or {}
+    for i, sc in enumerate(data["scenarios"]):
+        scenario = _compile_scenario(suite, data, defaults, sc, i, display, lines, diags)
+        if scenario is not None:
+            yield scenario
+
+
+def _compile_scenario(suite, data, defaults, sc, index, display, lines, diags):
     from runebook.dsl.yaml_load import locate
-    from runebook.runtime.agents import AgentError, ScriptedAgent
     from runebook.runtime.options import OptionError, resolve_options
-    from runebook.runtime.fastvm import make_vm
-    from runebook.runtime.visibility import SeatView
-    from runebook.runtime.scripting import ScriptError
-    from runebook.runtime.world import World
 
     where = locate(data, ["scenarios", index], display)
     n_players = int(sc.get("players", defaults.get("players", suite.program.players["default"])))
@@ -169,9 +204,19 @@ def _run_scenario(suite, data, defaults, sc, index, display, lines, diags, engin
         checks.append((str(code), suite.compile_code(str(code), display, offsets, n_players, "expect", diags)))
     if len(diags) > before:
         return None
+    return _Scenario(result, sc, n_players, seed, options, pieces, checks)
 
+
+def _run_scenario(suite: _Suite, scenario: _Scenario, engine: str) -> ScenarioResult:
+    from runebook.runtime.agents import AgentError, ScriptedAgent
+    from runebook.runtime.fastvm import make_vm
+    from runebook.runtime.visibility import SeatView
+    from runebook.runtime.scripting import ScriptError
+    from runebook.runtime.world import World
+
+    result, sc, pieces, checks = scenario.result, scenario.sc, scenario.pieces, scenario.checks
     program = dataclasses.replace(suite.program, functions=list(suite.program.functions))
-    world = World(program, seed, options, n_players)
+    world = World(program, scenario.seed, scenario.options, scenario.n_players)
     world.forced_rolls.extend(str(r) for r in sc.get("rolls", []))
     world.forced_numbers.extend(sc.get("random", []))
     vm = make_vm(engine, program, world)
@@ -222,11 +267,13 @@ def _run_scenario(suite, data, defaults, sc, index, display, lines, diags, engin
 
 def run_card_tests(targets: list[str], engine: str = "fast") -> tuple[list, list]:
     """(scenario results, diagnostics) for packs or test files, run on the named engine."""
+    from runebook.compiler.pack import display_name
+
     results, diags = [], []
     for pack_ref, files in _targets(targets):
-        suite = _Suite(pack_ref)
+        suite = _Suite.compile(pack_ref)
         for path in files:
-            display = _display(path, suite.root)
+            display = display_name(Path(path), suite.root)
             try:
                 r, d = _run_file(suite, Path(path), display, engine)
             except ContentError as err:
@@ -234,13 +281,6 @@ def run_card_tests(targets: list[str], engine: str = "fast") -> tuple[list, list
             results.extend(r)
             diags.extend(d)
     return results, diags
-
-
-def _display(path, root: Path) -> str:
-    try:
-        return str(Path(path).resolve().relative_to(root.resolve().parent))
-    except ValueError:
-        return str(path)
 
 
 def run_and_report(targets: list[str], fmt: str = "text", engine: str = "fast") -> int:

@@ -174,6 +174,19 @@ def new(
     run(what, name, pack, folder)
 
 
+@app.command()
+def lsp() -> None:
+    """Run the language server on stdin/stdout, for editors (needs the 'lsp' extra: see docs/editor.md)."""
+    try:
+        from .lsp import run
+    except ModuleNotFoundError as err:
+        if (err.name or "").split(".")[0] not in ("pygls", "lsprotocol"):
+            raise
+        from .errors import usage_error
+        usage_error(f"the language server needs pygls: pip install 'runebook[lsp]' ({err})")
+    run()
+
+
 # ---------------------------------------------------------------- matches
 @app.command()
 def play(

@@ -38,6 +38,9 @@ class PackSource:
     sources: list = field(default_factory=list)  # [(display name, Path)], includes first
     tests: list = field(default_factory=list)
     boards: list = field(default_factory=list)   # [(display name, Path)] of board files, includes first
+    # Texts that stand for files of the pack (resolved Path -> text): an editor's unsaved
+    # buffers, checked as if they were saved. Empty for everything but the language server.
+    overlay: dict = field(default_factory=dict)
 
     @property
     def name(self) -> str:
@@ -49,7 +52,12 @@ class PackSource:
         for p in paths:
             if p not in known:
                 known.add(p)
-                self.sources.append((_display(p, self.root), p))
+                self.sources.append((display_name(p, self.root), p))
+
+    def read_bytes(self, path: Path) -> bytes:
+        """A file of the pack as it is now: its overlay text if it has one, else the disk's."""
+        text = self.overlay.get(path.resolve()) if self.overlay else None
+        return path.read_bytes() if text is None else text.encode("utf-8")
 
 
 def _files(root: Path, pattern: str) -> list:
@@ -92,7 +100,7 @@ def find_pack(name_or_path: str) -> Path:
                                    "or give a folder holding a pack.yaml")])
 
 
-def _display(path: Path, root: Path) -> str:
+def display_name(path: Path, root: Path) -> str:
     """How diagnostics name a file: relative to the folder holding its pack."""
     try:
         return str(path.resolve().relative_to(_shown_from(root)))
@@ -107,14 +115,17 @@ def _shown_from(root: Path) -> Path:
 
 
 # ---------------------------------------------------------------- manifest and sources
-def read_pack(root: Path, diags: list, _stack: tuple = (), check: bool = True) -> Optional[PackSource]:
+def read_pack(root: Path, diags: list, _stack: tuple = (), check: bool = True,
+              overlay: Optional[dict] = None) -> Optional[PackSource]:
     """Read the manifest and resolve the sources. check=False skips the JSON Schema
-    (and its import) for the warm path, whose cache key covers the manifest's bytes."""
-    from runebook.dsl.yaml_load import load_yaml, locate
+    (and its import) for the warm path, whose cache key covers the manifest's bytes.
+    `overlay` (resolved Path -> text) stands for files as an editor holds them unsaved."""
+    from runebook.dsl.yaml_load import locate
 
-    mfile = _display(root / MANIFEST, root)
+    overlay = overlay or {}
+    mfile = display_name(root / MANIFEST, root)
     try:
-        manifest = load_yaml(root / MANIFEST, mfile)
+        manifest = _read_manifest(root, mfile, overlay)
     except ContentError as err:
         diags.extend(err.diagnostics)
         return None
@@ -128,7 +139,7 @@ def read_pack(root: Path, diags: list, _stack: tuple = (), check: bool = True) -
         diags.extend(problems)
         if problems:
             return None
-    pack = PackSource(root, manifest, mfile)
+    pack = PackSource(root, manifest, mfile, overlay=overlay)
     here = root.resolve()
     for i, inc in enumerate(manifest.get("include", [])):
         target = (root / inc).resolve()
@@ -141,7 +152,7 @@ def read_pack(root: Path, diags: list, _stack: tuple = (), check: bool = True) -
         if not (target / MANIFEST).is_file():
             diags.append(Diagnostic("E0414", f"included pack '{inc}' has no pack.yaml", span))
             continue
-        sub = read_pack(target, diags, (*_stack, here), check)
+        sub = read_pack(target, diags, (*_stack, here), check, overlay)
         if sub is not None:
             pack.sources.extend(sub.sources)
             pack.boards.extend(sub.boards)
@@ -156,10 +167,24 @@ def read_pack(root: Path, diags: list, _stack: tuple = (), check: bool = True) -
         if matches == []:
             diags.append(Diagnostic("E0415", f"board pattern '{pattern}' matches no file",
                                     locate(manifest, ["boards", i], mfile)))
-        pack.boards.extend((_display(p, root), p) for p in matches or [])
+        pack.boards.extend((display_name(p, root), p) for p in matches or [])
     for i, pattern in enumerate(manifest.get("tests", ["tests/**/*.yaml"])):
         pack.tests.extend(_confined_files(root, manifest, "tests", i, mfile, diags) or [])
     return pack
+
+
+def _read_manifest(root: Path, mfile: str, overlay: dict):
+    from runebook.dsl.yaml_load import MAX_YAML_BYTES, load_yaml_text
+    return load_yaml_text(read_text(root / MANIFEST, mfile, MAX_YAML_BYTES, overlay), mfile)
+
+
+def read_text(path: Path, display: str, limit: int, overlay: dict) -> str:
+    """A content file's text, its overlay's when it has one, within `limit` bytes and UTF-8
+    (else ContentError E0104, E0102)."""
+    from runebook.dsl.yaml_load import decode_text, read_text_file
+
+    text = overlay.get(path.resolve()) if overlay else None
+    return read_text_file(path, display, limit) if text is None else decode_text(text.encode("utf-8"), display, limit)
 
 
 def _confined_files(root: Path, manifest: dict, key: str, i: int, mfile: str, diags: list) -> Optional[list]:
@@ -215,17 +240,21 @@ def _player_counts(manifest: dict, mfile: str) -> list:
 
 def pack_hash(pack: PackSource) -> str:
     digest = hashlib.sha256()
-    digest.update((pack.root / MANIFEST).read_bytes())
+    digest.update(pack.read_bytes(pack.root / MANIFEST))
     for display, path in pack.sources + pack.boards:
         digest.update(display.encode() + b"\0")
-        digest.update(path.read_bytes())
+        digest.update(pack.read_bytes(path))
         digest.update(b"\0")
     return digest.hexdigest()
 
 
 # ---------------------------------------------------------------- compiling
-def compile_source(pack: PackSource, diags: list, phash: str):
+def compile_source(pack: PackSource, diags: list, phash: str, parse=None):
     """Parse, check and emit. Returns (Program or None, Symbols, TypeSpace).
+
+    `parse(text, display)` parses one file (default: dsl.parser.parse_module); a caller
+    compiling the same pack again and again (the language server) passes one that
+    remembers the modules of texts it has parsed: the compiler never changes a Module.
 
     The stages, in order:
       1. parse every source (dsl/parser.py), one Module per file;
@@ -245,7 +274,7 @@ def compile_source(pack: PackSource, diags: list, phash: str):
     total = 0
     for display, path in pack.sources:
         try:
-            data = path.read_bytes()
+            data = pack.read_bytes(path)
             total += len(data)
             if len(data) > MAX_SOURCE_BYTES or total > MAX_PACK_SOURCE_BYTES:
                 unparsed = True
@@ -254,7 +283,7 @@ def compile_source(pack: PackSource, diags: list, phash: str):
                 diags.append(Diagnostic("E0104", what, Span(display, 1, 1, 1, 2),
                                         "content is bounded: split the pack, or look for generated data"))
                 continue
-            modules.append(parse_module(data.decode("utf-8"), display))
+            modules.append((parse or parse_module)(data.decode("utf-8"), display))
         except UnicodeDecodeError:
             unparsed = True
             diags.append(Diagnostic("E0102", f"'{display}' is not UTF-8 text", Span(display, 1, 1, 1, 2)))
@@ -304,7 +333,7 @@ def _read_boards(pack: PackSource, syms, collector, diags: list) -> None:
     for display, path in pack.boards:
         name = path.name.removesuffix(".board")
         try:
-            data = path.read_bytes()
+            data = pack.read_bytes(path)
             if len(data) > MAX_SOURCE_BYTES:
                 diags.append(Diagnostic("E0104", f"'{display}' is larger than {MAX_SOURCE_BYTES:,} bytes",
                                         Span(display, 1, 1, 1, 2), "a board file holds one hand-drawn map"))
@@ -373,9 +402,9 @@ def check_pack(name_or_path: str) -> tuple:
     return program, syms, diags, pack
 
 
-def read_and_hash(root: Path, diags: list) -> tuple:
+def read_and_hash(root: Path, diags: list, overlay: Optional[dict] = None) -> tuple:
     """(PackSource, content hash); ContentError when the pack cannot be read."""
-    pack = read_pack(root, diags)
+    pack = read_pack(root, diags, overlay=overlay)
     if pack is None:
         raise ContentError(diags)
     try:
@@ -411,11 +440,11 @@ def _remembered_pack(root: Path) -> Optional[PackSource]:
     if blob is None:
         return None
     entry = json.loads(blob)
-    pack = PackSource(root, {"name": entry["name"]}, _display(root / MANIFEST, root))
+    pack = PackSource(root, {"name": entry["name"]}, display_name(root / MANIFEST, root))
     for pattern in entry["sources"]:
         pack.add_sources(_files(root, pattern))
     for pattern in entry.get("boards", []):
-        pack.boards.extend((_display(p, root), p) for p in _files(root, pattern))
+        pack.boards.extend((display_name(p, root), p) for p in _files(root, pattern))
     return pack
 
 

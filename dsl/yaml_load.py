@@ -134,6 +134,12 @@ def read_text_file(path, file: str, limit: int) -> str:
             data = f.read(limit + 1)
     except OSError as err:
         raise ContentError([Diagnostic("E0102", f"cannot read '{file}': {err.strerror or err}", None)]) from None
+    return decode_text(data, file, limit)
+
+
+def decode_text(data: bytes, file: str, limit: int) -> str:
+    """The bytes of a content file as text: ContentError E0104 when larger than `limit`,
+    E0102 when not UTF-8."""
     if len(data) > limit:
         raise ContentError([Diagnostic("E0104", f"'{file}' is larger than {limit:,} bytes", Span(file, 1, 1, 1, 2),
                                        "content files are bounded: split it into several files")])

@@ -53,6 +53,14 @@ def write_pack(folder: Path, sources: dict | None = None, players: str = "{min: 
     return folder
 
 
+def copy_pack(name: str, folder: Path) -> Path:
+    """A copy of the shipped pack `name` in `folder`, for tests that edit a real pack."""
+    import shutil
+    from runebook.compiler.pack import content_root
+    shutil.copytree(content_root() / name, folder)
+    return folder
+
+
 _COMPILED: dict = {}
 
 
