@@ -258,11 +258,13 @@ def compile_source(pack: PackSource, diags: list, phash: str):
     syms = collector.collect(modules)
     bodies = BodyCompiler(syms, collector.types, diags)
     functions, entry_points, actions, groups, policies = bodies.compile_all()
+    m = pack.manifest
+    from .balance_manifest import balance_section
+    balance = balance_section(m, pack.manifest_file, syms, diags)
     if unparsed:
         _skip_follow_on(diags, checked_from)
     if any(d.severity == "error" for d in diags):
         return None, syms, collector.types
-    m = pack.manifest
     players = dict(m["players"])
     players.setdefault("default", players["min"])
     program = Program(
@@ -280,6 +282,7 @@ def compile_source(pack: PackSource, diags: list, phash: str):
         behaviours={k: [f for f, (t, _) in info.fields.items() if isinstance(t, Behaviour)]
                     for k, info in syms.kinds.items()},
         functions=functions, entry_points=entry_points, actions=actions, groups=groups, policies=policies,
+        balance=balance,
     )
     return program, syms, collector.types
 

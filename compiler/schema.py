@@ -33,6 +33,17 @@ PACK_SCHEMA = {
         "sources": {"type": "array", "items": {"type": "string"}, "minItems": 1},
         "include": {"type": "array", "items": {"type": "string"}},
         "tests": {"type": "array", "items": {"type": "string"}},
+        "balance": {  # compiler/balance_manifest.py
+            "type": "object", "additionalProperties": False,
+            "properties": {
+                "entrants": {"type": "object", "additionalProperties": False, "minProperties": 1,
+                             "maxProperties": 1, "properties": {"option": _NAME, "choice": _NAME}},
+                "tunable": {"type": "array", "items": {
+                    "type": "object", "additionalProperties": False, "required": ["field", "min", "max"],
+                    "properties": {"field": {"type": "string", "pattern": "^[a-z_][a-z0-9_]*\\.[a-z_][a-z0-9_]*$"},
+                                   "min": {"type": "integer"}, "max": {"type": "integer"}}}},
+            },
+        },
     },
 }
 

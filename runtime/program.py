@@ -15,7 +15,7 @@ from typing import Any
 from .opcodes import CONST, RETURN, TABLE_DIGEST
 
 FORMAT = "runebook-compiled"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # 2: the pack.yaml balance section
 
 
 class ProgramFormatError(Exception):
@@ -98,6 +98,7 @@ class Program:
     groups: dict                  # group -> [action index]
     policies: dict                # name -> {"action": {action index: fn}, "choice": {tag: fn},
                                   #          "decide": {"action": {group: fn}, "choice": {tag: fn}}}
+    balance: dict = field(default_factory=dict)  # pack.yaml's balance: {"entrants": {...}, "tunable": [...]}
     # What a backend derives from the program (the fast path's compiled module); never
     # serialised, and shared by copies made with dataclasses.replace (card tests).
     runtime_cache: dict = field(default_factory=dict, repr=False, compare=False)
@@ -152,6 +153,7 @@ class Program:
             "actions": [[a.name, a.groups, a.params, a.body, a.enumerate] for a in self.actions],
             "groups": self.groups,
             "policies": self.policies,
+            "balance": self.balance,
         }
 
     @classmethod
@@ -199,7 +201,7 @@ class Program:
                            for f in data["functions"]],
                 entry_points=data["entry_points"],
                 actions=[Action(*row) for row in data["actions"]],
-                groups=data["groups"], policies=data["policies"],
+                groups=data["groups"], policies=data["policies"], balance=data["balance"],
             )
         except (KeyError, TypeError, ValueError, IndexError, AttributeError) as err:
             raise ProgramFormatError(f"compiled pack is damaged ({type(err).__name__}: {err})") from None
