@@ -126,6 +126,9 @@ def _html(run: dict, st, charts: list) -> str:
     e = html.escape
     rows = []
     for r in sorted(st.to_json()["entrants"], key=lambda r: -r["win_rate"]):
+        if not r["games"]:
+            rows.append(f"<tr><td>{e(r['entrant'])}</td><td colspan=5>no match yet</td></tr>")
+            continue
         lo, hi = r["win_rate_ci95"]
         rating = "" if r["rating"] is None else f"{r['rating']:+.0f}"
         rows.append(f"<tr><td>{e(r['entrant'])}</td><td>{r['win_rate']:.1%}{' *' if r['significant'] else ''}</td>"

@@ -62,9 +62,12 @@ def show(out: Out, program, report: dict, standings) -> None:
              f"{'  mean score' if solo else ''}")
     rows = sorted(report["entrants"], key=lambda r: -r["win_rate"])
     for r in rows:
+        if not r["games"]:
+            out.line(f"  {r['entrant']:<{width}}  no match yet")
+            continue
         lo, hi = r["win_rate_ci95"]
         mark = "*" if r["significant"] else " "
-        rating = f"{r['rating']:+7.0f}" if rated else ""
+        rating = f"{r['rating']:+7.0f}" if r["rating"] is not None else ""
         mean = f"  {r['mean_score']:.2f} ({r['mean_score_ci95'][0]:.2f} to {r['mean_score_ci95'][1]:.2f})" \
             if solo else ""
         out.line(f"  {r['entrant']:<{width}}  {r['win_rate']:8.1%} {mark}  {lo:6.1%} to {hi:6.1%}  "

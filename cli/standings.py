@@ -84,7 +84,8 @@ class Standings:
             rows.append({"entrant": name, "wins": wins, "games": n, "win_rate": round(self.field_rate(i), 4),
                          "win_rate_ci95": [round(x, 4) for x in self.field_ci(i)],
                          "significant": self.significant(i),
-                         "rating": None if self.ratings is None else round(self.ratings[i], 1),
+                         "rating": None if self.ratings is None or self.ratings[i] is None
+                         else round(self.ratings[i], 1),
                          "mean_score": round(mean, 3), "mean_score_ci95": [round(lo, 3), round(hi, 3)]})
         pairs = {a: {b: None if i == j else self.pair_rate(i, j) for j, b in enumerate(self.entrants)}
                  for i, a in enumerate(self.entrants)}
@@ -92,16 +93,22 @@ class Standings:
 
 
 def rate(standings: Standings) -> None:
-    """Fill in the Bradley-Terry ratings; left None when choix is not installed."""
+    """Fill in the Bradley-Terry ratings of the entrants that played (None for the others,
+    e.g. after an interruption); left None when choix is not installed."""
     try:
         import choix
         import numpy
     except ImportError:
         return
+    played = [i for i in range(len(standings.entrants)) if any(standings.games[i])]
+    standings.ratings = [None] * len(standings.entrants)
+    if len(played) < 2:
+        return
+    wins = numpy.array([[standings.wins[i][j] for j in played] for i in played], dtype=float)
     # A little regularisation: an entrant that won (or lost) every game still gets a finite rating.
-    params = choix.ilsr_pairwise_dense(numpy.array(standings.wins, dtype=float), alpha=0.01)
-    params = params - params.mean()
-    standings.ratings = [float(p) * ELO for p in params]
+    params = choix.ilsr_pairwise_dense(wins, alpha=0.01)
+    for i, p in zip(played, params - params.mean()):
+        standings.ratings[i] = float(p) * ELO
 
 
 def read(store, run: dict) -> Standings:
