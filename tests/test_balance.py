@@ -3,7 +3,6 @@ balance search (docs/balancing.md). Game counts are small: the tests check behav
 from __future__ import annotations
 
 import json
-import os
 import signal
 import sqlite3
 import subprocess
@@ -142,19 +141,22 @@ def test_a_head_to_head_tournament_plays_every_pairing_in_both_seatings(tmp_path
     assert pair["paladin"]["warrior"] + pair["warrior"]["paladin"] == pytest.approx(1)
 
 
-def test_a_pinned_seat_plays_the_entrant_it_was_given(tmp_path):
-    """Each seat answers pick_character with its entrant: the narration says who plays what."""
-    result = run("play", "shire", "--seed", "2", "--agents", "policy:greedy")
-    assert result.exit_code == 0
+def test_a_pinned_seat_plays_the_entrant_it_was_given():
+    """Each seat answers pick_character with its entrant: the narration says who plays what;
+    an answer the game does not offer is an agent error naming the answers."""
     from runebook.cli.errors import load_program
-    from runebook.cli.simulate import init_worker, play_batch
+    from runebook.cli.simulate import init_worker, play_batch, setup_agents
+    from runebook.runtime.match import Match
     program = load_program("shire")
-    init_worker(program)
     setup = {"players": 2, "options": {"mode": "teams", "max_rounds": 50, "level": 0},
              "agents": ["random", "random"], "entrants": ["warlock", "hunter"],
              "pins": [["pick_character", "warlock"], ["pick_character", "hunter"]], "tuning": {}}
-    _, done, error = play_batch((1, setup, [1, 2, 3]))
-    assert error is None and len(done) == 3
+    for seed in (1, 2, 3):
+        match = Match(program, setup_agents(program, setup, seed), seed, setup["options"], 2, record=True)
+        match.run()
+        said = [e["text"] for e in match.events if e["type"] == "say"]
+        assert "Player 1 plays the Warlock." in said and "Player 2 plays the Hunter." in said
+    init_worker(program)
     setup["pins"][0][1] = "dragon"
     _, done, error = play_batch((1, setup, [1]))
     assert done == [] and error[0] == "agent" and "'dragon' is not an answer to the 'pick_character' choice" in error[2]
@@ -324,3 +326,24 @@ def test_a_bad_balance_section_is_a_located_diagnostic(tmp_path, section, messag
     assert result.exit_code == 1
     found = [d for d in json.loads(result.stdout)["diagnostics"] if d["code"] == "E0419"]
     assert found and message in found[0]["message"] and found[0]["span"]["file"].endswith("pack.yaml")
+
+
+# ---------------------------------------------------------------- progress and start-up
+def test_progress_tells_matches_done_rate_and_time_left(capsys):
+    from runebook.cli.runs import Progress
+    progress = Progress(100)
+    progress.LINE_EVERY = 0  # a line on every advance (stderr is not a terminal here)
+    with progress:
+        progress.advance(10)
+        progress.advance(15)
+    lines = capsys.readouterr().err.splitlines()
+    assert lines[0].startswith("10/100 matches, ") and lines[1].startswith("25/100 matches, ")
+    assert all("/s, ETA " in line for line in lines)
+
+
+def test_the_command_line_starts_without_the_heavy_libraries():
+    code = ("import sys; from runebook.cli import main; "
+            "print(sorted(m for m in ('matplotlib', 'dask', 'distributed', 'choix', 'numpy', 'sqlite3') "
+            "if m in sys.modules))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]"
