@@ -2,9 +2,10 @@
 
 Playwright drives the system's Chromium (Debian package `chromium`, which
 `.ci/run` installs); Playwright's own browser download cannot run on a closed
-network. Use the `page` fixture exported here:
+network. tests/conftest.py makes its `browser` and `page` fixtures every test's (once:
+a module importing them itself would start a second Playwright session); ask by name:
 
-    from browser import browser, page  # noqa: F401  (pytest fixtures)
+    from browser import file_url
 
     def test_sheet(page, tmp_path):
         page.goto(file_url(tmp_path / "sheet.html"))

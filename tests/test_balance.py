@@ -3,6 +3,7 @@ balance search (docs/balancing.md). Game counts are small: the tests check behav
 from __future__ import annotations
 
 import json
+import os
 import signal
 import sqlite3
 import subprocess
@@ -15,7 +16,7 @@ from typer.testing import CliRunner
 
 from runebook.cli.main import app
 
-from browser import browser, file_url, non_blank_fraction, page  # noqa: F401  (browser, page: fixtures)
+from browser import file_url, non_blank_fraction  # the browser and page fixtures come from conftest.py
 from packmaker import PICK_ONE, write_pack
 
 runner = CliRunner()
@@ -94,14 +95,16 @@ def test_a_run_killed_midway_resumes_to_complete_unique_rows(tmp_path, how):
     db = tmp_path / "r.sqlite"
     args = ["tournament", "dungeon_roll", "--entrants", "knight,dwarf", "--games", "3000", "--workers", "2",
             "--db", db, "--batch", "10"]
+    # Its own process group, signalled whole: what Ctrl-C at a terminal does, and what stopping
+    # a job does (a SIGKILL then reaches the worker processes too).
     proc = subprocess.Popen([sys.executable, "-m", "runebook.cli.main", *map(str, args)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and proc.poll() is None:
         time.sleep(0.3)
         if db.exists() and _count(db) > 0:
             break
-    proc.send_signal(how)
+    os.killpg(proc.pid, how)
     _, err = proc.communicate(timeout=60)
     assert "Traceback" not in err, err
     cut = _count(db)
