@@ -89,7 +89,11 @@ class _executor:
             return self._dask()
         if self.workers <= 1:
             init_worker(self.program, self.engine)
-            return lambda task: (lambda result=play_batch(task): result)
+
+            def play_here(task):  # played at once; its result is ready when asked for
+                result = play_batch(task)
+                return lambda: result
+            return play_here
         import multiprocessing
         pool = multiprocessing.Pool(self.workers, initializer=init_worker,
                                     initargs=(self.program, self.engine, True))
