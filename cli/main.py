@@ -32,6 +32,12 @@ class Format(str, Enum):
     json = "json"
 
 
+class Backend(str, Enum):
+    """Where matches are played; the same names as cli.backends.BACKENDS (a test checks)."""
+    local = "local"
+    dask = "dask"
+
+
 class Engine(str, Enum):
     """How scripts run; the same names as runtime.fastvm.ENGINES (a test checks)."""
     fast = "fast"
@@ -64,6 +70,20 @@ OptionOpt = Annotated[Optional[list[str]], typer.Option(
 EngineOpt = Annotated[Engine, typer.Option(
     "--engine", help="How scripts run: fast (generated Python) or interp (the reference interpreter, "
                      "for checking the fast path and debugging). Results are the same.")]
+
+WorkersOpt = Annotated[Optional[int], typer.Option(
+    "--workers", help="Worker processes (default: one per CPU; 1 runs in this process).")]
+DbOpt = Annotated[Optional[Path], typer.Option(
+    "--db", help="The results store, an SQLite file (default: results.sqlite in runebook's data folder, "
+                 "$RUNEBOOK_DATA or ~/.local/share/runebook).")]
+BackendOpt = Annotated[Backend, typer.Option(
+    "--backend", help="Where matches are played: local processes, or a dask.distributed cluster "
+                      "(extra 'distributed'). The stored rows are the same.")]
+ClusterOpt = Annotated[Optional[str], typer.Option(
+    "--cluster", help="With --backend dask: the scheduler's address, e.g. tcp://10.0.0.5:8786 "
+                      "(default: a local cluster of --workers processes).")]
+BatchOpt = Annotated[int, typer.Option("--batch", help="Seeds per task sent to a worker.")]
+SeedOpt = Annotated[int, typer.Option("--seed", help="Game i is played with seed SEED+i.")]
 
 
 # ---------------------------------------------------------------- content
@@ -238,16 +258,87 @@ def simulate(
     games: Annotated[int, typer.Option("--games", min=1, help="Number of games.")],
     agents: AgentsOpt = "random",
     players: PlayersOpt = None,
-    seed: Annotated[int, typer.Option("--seed", help="Game i is played with seed SEED+i.")] = 1,
+    seed: SeedOpt = 1,
     option: OptionOpt = None,
-    workers: Annotated[Optional[int], typer.Option(
-        "--workers", help="Worker processes (default: one per CPU; 1 runs in this process).")] = None,
+    workers: WorkersOpt = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the statistics as one JSON object.")] = False,
     engine: EngineOpt = Engine.fast,
+    db: DbOpt = None,
+    backend: BackendOpt = Backend.local,
+    cluster: ClusterOpt = None,
+    batch: BatchOpt = 25,
 ) -> None:
-    """Play many seeded games with bots and report scores or win rates."""
+    """Play many seeded games with bots, store them, and report scores or win rates (a rerun resumes)."""
     from .commands_simulate import simulate as run
-    run(target, games, agents, players, seed, option or [], workers, as_json, engine.value)
+    run(target, games, agents, players, seed, option or [], workers, as_json, engine.value,
+        db, backend.value, cluster, batch)
+
+
+# ---------------------------------------------------------------- balance
+EntrantsOpt = Annotated[str, typer.Option(
+    "--entrants", help="Comma-separated entrants: what the pack's pack.yaml 'balance: entrants' varies "
+                       "(an option's values or a choice's answers), or agents as agent:SPEC "
+                       "(default: every value the pack declares).")]
+
+
+@app.command()
+def tournament(
+    target: PackArg,
+    games: Annotated[int, typer.Option("--games", min=1, help="Games per pairing and seating "
+                                                           "(solo packs: games per entrant).")],
+    entrants: EntrantsOpt = "",
+    agents: AgentsOpt = "random",
+    players: PlayersOpt = None,
+    seed: SeedOpt = 1,
+    option: OptionOpt = None,
+    workers: WorkersOpt = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the standings as one JSON object.")] = False,
+    engine: EngineOpt = Engine.fast,
+    db: DbOpt = None,
+    backend: BackendOpt = Backend.local,
+    cluster: ClusterOpt = None,
+    batch: BatchOpt = 25,
+) -> None:
+    """Round-robin of entrants in both seatings: win rates with 95% intervals and ratings (a rerun resumes)."""
+    from .commands_tournament import tournament as run
+    run(target, games, entrants, agents, players, seed, option or [], workers, as_json, engine.value,
+        db, backend.value, cluster, batch)
+
+
+@app.command()
+def report(
+    out: Annotated[Path, typer.Option("--out", help="The folder to write index.html and the PNG charts to.")],
+    db: DbOpt = None,
+    run_id: Annotated[Optional[int], typer.Option("--run", help="The run to report (default: the latest).")] = None,
+) -> None:
+    """Write an HTML report with charts (extra 'plots') of a stored tournament or simulation."""
+    from .commands_report import report as run
+    run(out, db, run_id)
+
+
+@app.command()
+def balance(
+    target: PackArg,
+    target_entrant: Annotated[str, typer.Option("--target", help="The entrant to bring into the band.")],
+    band: Annotated[str, typer.Option("--band", help="The win-rate band to reach, in percent: LOW-HIGH.")] = "47-53",
+    games: Annotated[int, typer.Option("--games", min=1, help="Games per opponent and seating for each "
+                                                           "candidate value.")] = 200,
+    entrants: EntrantsOpt = "",
+    agents: AgentsOpt = "random",
+    players: PlayersOpt = None,
+    seed: SeedOpt = 1,
+    option: OptionOpt = None,
+    workers: WorkersOpt = None,
+    engine: EngineOpt = Engine.fast,
+    db: DbOpt = None,
+    backend: BackendOpt = Backend.local,
+    cluster: ClusterOpt = None,
+    batch: BatchOpt = 25,
+) -> None:
+    """Search the pack's tunable fields for the smallest change bringing an entrant's win rate into a band."""
+    from .commands_balance import balance as run
+    run(target, target_entrant, band, games, entrants, agents, players, seed, option or [], workers,
+        engine.value, db, backend.value, cluster, batch)
 
 
 # ---------------------------------------------------------------- entry point

@@ -1,48 +1,95 @@
-"""Many matches, in parallel, summarised.
+"""Playing batches of seeded matches, and summing their results.
 
-Game i is played with seed S+i. Workers get the compiled program once (pool
-initializer) and send back one small tuple per game; results are consumed in
-seed order (Pool.imap), so every total is the same for any number of workers
-(and on either engine: both play a seed the same way).
-No Match outlives its game. This module imports no typer or rich: spawned
-workers import it.
+A worker gets the compiled program once and plays batches of seeds of one setup
+(cli/store.py: options, players, agents, pinned answers, tuning), sending back one
+small row per game. Totals are integer sums, the same for any order of games, any
+number of workers and either backend (cli/backends.py).
+No Match outlives its game. This module imports no typer or rich: workers import it.
 """
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Callable, Optional
+from typing import Optional
 
 Z95 = 1.96
 
-_STATE: Optional[tuple] = None  # (program, options, agent specs, players, engine), per process
+_STATE: Optional[tuple] = None  # (program, engine, {tuning: tuned program}), per process
 
 
-def init_worker(program, options: dict, specs: list, n_players: int, engine: str = "fast",
-                worker: bool = False) -> None:
+def init_worker(program, engine: str = "fast", worker: bool = False) -> None:
     global _STATE
-    _STATE = (program, options, specs, n_players, engine)
+    _STATE = (program, engine, {})
     if worker:
-        # Ctrl-C reaches the whole process group: the parent stops and reports what it
+        # Ctrl-C reaches the whole process group: the parent stops and keeps what it
         # finished; workers would only print a traceback each.
         import signal
         signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-def play_one(seed: int) -> tuple:
-    """(scores, winners, titles, None) or (None, None, None, error fields) for one game."""
-    from runebook.runtime.agents import make_agent
+def play_batch(task: tuple) -> tuple:
+    """(setup id, [(seed, scores, winners, titles, decisions)], error) for a batch of seeds of
+    one setup. The rows stop at the first failing game; error is then its fields, sent as plain
+    values (ScriptError's constructor does not survive pickling): ("script", seed, code, message,
+    function, file, line, hint) or ("agent", seed, message)."""
+    from runebook.runtime.agents import AgentError
     from runebook.runtime.match import Match
     from runebook.runtime.scripting import ScriptError
 
-    program, options, specs, n_players, engine = _STATE
-    agents = [make_agent(spec, program, seed, seat) for seat, spec in enumerate(specs)]
-    try:
-        result = Match(program, agents, seed, options, n_players, engine=engine).run()
-    except ScriptError as err:
-        # Sent as plain fields: ScriptError's constructor does not survive pickling.
-        return None, None, None, (seed, err.code, err.message, err.function, err.file, err.line, err.hint)
-    return tuple(result.scores), tuple(result.winners), tuple(result.titles), None
+    setup_id, setup, seeds = task
+    _, engine, _ = _STATE
+    program = tuned_program(setup["tuning"])
+    rows = []
+    for seed in seeds:
+        try:
+            agents = setup_agents(program, setup, seed)
+            result = Match(program, agents, seed, setup["options"], setup["players"], engine=engine).run()
+        except ScriptError as err:
+            return setup_id, rows, ("script", seed, err.code, err.message, err.function, err.file, err.line, err.hint)
+        except AgentError as err:
+            return setup_id, rows, ("agent", seed, str(err))
+        rows.append((seed, list(result.scores), list(result.winners), list(result.titles), result.decisions))
+    return setup_id, rows, None
+
+
+def play_batch_with(program, engine: str, task: tuple) -> tuple:
+    """play_batch where the program comes with the task (a distributed worker, which may
+    serve several runs): the worker's state is set when the program changes."""
+    if _STATE is None or _STATE[0] is not program or _STATE[1] != engine:
+        init_worker(program, engine)
+    return play_batch(task)
+
+
+def setup_agents(program, setup: dict, seed: int) -> list:
+    from runebook.runtime.agents import PinnedAgent, make_agent
+    agents = []
+    for seat, (spec, pin) in enumerate(zip(setup["agents"], setup["pins"])):
+        agent = make_agent(spec, program, seed, seat)
+        agents.append(agent if pin is None else PinnedAgent(agent, *pin))
+    return agents
+
+
+def tuned_program(tuning: dict):
+    """The program with some entries' numeric fields changed ({entry: {field: value}}),
+    made once per process and tuning. Only data changes: the compiled code reads entry
+    fields from the entries table while it runs."""
+    program, _, tuned = _STATE
+    if not tuning:
+        return program
+    from .store import canonical
+    key = canonical(tuning)
+    if key not in tuned:
+        tuned[key] = with_tuning(program, tuning)
+    return tuned[key]
+
+
+def with_tuning(program, tuning: dict):
+    from dataclasses import replace
+    from runebook.runtime.program import Derived
+    entries = dict(program.entries)
+    for entry, fields in tuning.items():
+        entries[entry] = {**entries[entry], **fields}
+    return replace(program, entries=entries, derived=Derived())  # its own compiled module: entries are baked in
 
 
 @dataclass
@@ -87,40 +134,19 @@ class Tally:
         return self.wins[seat] / self.games
 
     def win_ci(self, seat: int) -> tuple[float, float]:
-        """Wilson score interval: sound near 0% and 100%, unlike the normal approximation."""
-        n, p = self.games, self.win_rate(seat)
-        denom = 1 + Z95 * Z95 / n
-        centre = (p + Z95 * Z95 / (2 * n)) / denom
-        half = Z95 * math.sqrt(p * (1 - p) / n + Z95 * Z95 / (4 * n * n)) / denom
-        return max(0.0, centre - half), min(1.0, centre + half)
+        return wilson(self.wins[seat], self.games)
 
 
-def run_games(program, options: dict, specs: list, n_players: int, seeds: range, workers: int,
-              on_game: Callable[[], None] = lambda: None, engine: str = "fast") -> tuple[Tally, Optional[tuple]]:
-    """Play every seed on the named engine; returns the tally and the first script error (then it stops)."""
-    tally = Tally(n_players)
-    args = (program, options, specs, n_players, engine)
-    if workers <= 1:
-        init_worker(*args)
-        return _consume(map(play_one, seeds), tally, on_game)
-    import multiprocessing
-    chunk = max(1, min(50, math.ceil(len(seeds) / (workers * 4))))
-    with multiprocessing.Pool(workers, initializer=init_worker, initargs=(*args, True)) as pool:
-        return _consume(pool.imap(play_one, seeds, chunksize=chunk), tally, on_game)
-
-
-def _consume(results, tally: Tally, on_game) -> tuple[Tally, Optional[tuple]]:
-    """Results in seed order; on Ctrl-C, the games finished so far (the first seeds, all of
-    them: a game cut short is dropped), marked interrupted."""
-    try:
-        for scores, winners, titles, error in results:
-            if error is not None:
-                return tally, error
-            tally.add(scores, winners, titles)
-            on_game()
-    except KeyboardInterrupt:
-        tally.interrupted = True
-    return tally, None
+def wilson(wins: float, n: int) -> tuple[float, float]:
+    """The Wilson score interval (95%) of a rate: sound near 0% and 100%, unlike the
+    normal approximation. A tie counted as half a win keeps it meaningful."""
+    if n == 0:
+        return 0.0, 1.0
+    p = wins / n
+    denom = 1 + Z95 * Z95 / n
+    centre = (p + Z95 * Z95 / (2 * n)) / denom
+    half = Z95 * math.sqrt(p * (1 - p) / n + Z95 * Z95 / (4 * n * n)) / denom
+    return max(0.0, centre - half), min(1.0, centre + half)
 
 
 def peak_rss_mb() -> float:

@@ -296,6 +296,9 @@ def compile_source(pack: PackSource, diags: list, phash: str, parse=None):
     _read_boards(pack, syms, collector, diags)
     bodies = BodyCompiler(syms, collector.types, diags)
     functions, entry_points, actions, groups, policies = bodies.compile_all()
+    m = pack.manifest
+    from .balance_manifest import balance_section
+    balance = balance_section(m, pack.manifest_file, syms, diags)
     if unparsed:
         _skip_follow_on(diags, checked_from)
     if not any(d.severity == "error" for d in diags):
@@ -303,7 +306,6 @@ def compile_source(pack: PackSource, diags: list, phash: str, parse=None):
         check_phrases(pack.manifest, pack.manifest_file, syms, diags)
     if any(d.severity == "error" for d in diags):
         return None, syms, collector.types
-    m = pack.manifest
     players = dict(m["players"])
     players.setdefault("default", players["min"])
     program = Program(
@@ -322,6 +324,7 @@ def compile_source(pack: PackSource, diags: list, phash: str, parse=None):
                     for k, info in syms.kinds.items()},
         functions=functions, entry_points=entry_points, actions=actions, groups=groups, policies=policies,
         boards=syms.boards,
+        balance=balance,
     )
     return program, syms, collector.types
 

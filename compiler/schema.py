@@ -39,6 +39,17 @@ PACK_SCHEMA = {
         "phrases": {"type": "object", "propertyNames": _NAME,
                     "additionalProperties": {"type": "object", "propertyNames": _NAME,
                                              "additionalProperties": {"type": "string"}}},
+        "balance": {  # compiler/balance_manifest.py
+            "type": "object", "additionalProperties": False,
+            "properties": {
+                "entrants": {"type": "object", "additionalProperties": False, "minProperties": 1,
+                             "maxProperties": 1, "properties": {"option": _NAME, "choice": _NAME}},
+                "tunable": {"type": "array", "items": {
+                    "type": "object", "additionalProperties": False, "required": ["field", "min", "max"],
+                    "properties": {"field": {"type": "string", "pattern": "^[a-z_][a-z0-9_]*\\.[a-z_][a-z0-9_]*$"},
+                                   "min": {"type": "integer"}, "max": {"type": "integer"}}}},
+            },
+        },
         "boards": {"type": "array", "items": {"type": "string"}},
     },
 }

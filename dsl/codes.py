@@ -443,6 +443,16 @@ where the name appears: a function's or event's parameters, the kind's fields fo
 a data field, the field's own name for a behaviour field; a plain name takes no
 holes. The hint lists the holes it may use.""",
          fix="use a kind of the pack (or `all`) and the holes the hint lists (see the language reference, *Rules text*)."),
+    Code("E0425", "a bad balance section in pack.yaml",
+         example="balance: entrants names no option of the pack: 'colour'",
+         meaning="""`balance: entrants names no option of the pack: 'colour'`; `... names no choice of
+the pack`; `balance: tunable field 'nothing.hp' starts with no kind or entry of the
+pack`; `kind 'token' has no field 'size'`; `tunable field 'token.label' is not an int`;
+`... has min 3 above max 2`. The section (docs/balancing.md) is checked against the
+compiled pack: an entrant option must be declared with `option`, an entrant choice
+must be asked somewhere with `choose NAME from ...`, and a tunable field must be a
+whole-number field of a kind (`KIND.FIELD`) or of one entry (`ENTRY.FIELD`).""",
+         fix="name what the pack declares, as the hint suggests; write the smaller bound as `min`."),
     Code("E0501", "step budget exhausted",
          example="the step budget ran out: a loop or recursion did not end (in proc spin)",
          meaning="""`the step budget ran out: a loop or recursion did not end (in proc spin)` —

@@ -151,3 +151,22 @@ def make_agent(spec: str, program, seed, seat: int, extra: dict | None = None) -
     known = ["random", "first", "policy:NAME"] + sorted(extra or {})
     raise AgentError(f"unknown agent '{spec}' (agents: {', '.join(known)}; "
                      f"policies of {program.name}: {', '.join(program.policies) or 'none'})")
+
+
+class PinnedAgent(Agent):
+    """Answers one choice (by its tag) with a fixed option label and leaves every other
+    decision to another agent: how a seat plays a given entrant when the game asks
+    each player to pick one (a tournament entrant declared by the pack)."""
+
+    def __init__(self, inner: Agent, tag: str, answer: str):
+        self.inner, self.tag, self.answer = inner, tag, answer
+        self.name = f"{inner.name}+{tag}={answer}"
+
+    def choose(self, decision, view) -> int:
+        if decision.kind != "choice" or decision.tag != self.tag:
+            return self.inner.choose(decision, view)
+        labels = view.labels(decision)
+        if self.answer in labels:
+            return labels.index(self.answer)
+        raise AgentError(f"'{self.answer}' is not an answer to the '{self.tag}' choice; "
+                         f"answers: {', '.join(labels)}")

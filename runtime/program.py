@@ -15,7 +15,7 @@ from typing import Any
 from .opcodes import CONST, RETURN, TABLE_DIGEST
 
 FORMAT = "runebook-compiled"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 3  # 2: the pack.yaml balance section; 3: boards
 
 
 class ProgramFormatError(Exception):
@@ -114,6 +114,7 @@ class Program:
     policies: dict                # name -> {"action": {action index: fn}, "choice": {tag: fn},
                                   #          "decide": {"action": {group: fn}, "choice": {tag: fn}}}
     boards: dict = field(default_factory=dict)  # name -> its map as plain data (runtime/board.py, Board)
+    balance: dict = field(default_factory=dict)  # pack.yaml's balance: {"entrants": {...}, "tunable": [...]}
     derived: Derived = field(default_factory=Derived, repr=False, compare=False)
 
     # ---------------------------------------------------------------- serialisation
@@ -167,6 +168,7 @@ class Program:
             "groups": self.groups,
             "policies": self.policies,
             "boards": self.boards,
+            "balance": self.balance,
         }
 
     @classmethod
@@ -215,6 +217,7 @@ class Program:
                 entry_points=data["entry_points"],
                 actions=[Action(*row) for row in data["actions"]],
                 groups=data["groups"], policies=data["policies"], boards=data["boards"],
+                balance=data["balance"],
             )
         except (KeyError, TypeError, ValueError, IndexError, AttributeError) as err:
             raise ProgramFormatError(f"compiled pack is damaged ({type(err).__name__}: {err})") from None

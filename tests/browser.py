@@ -2,8 +2,8 @@
 
 Playwright drives the system's Chromium (Debian package `chromium`, which
 `.ci/run` installs); Playwright's own browser download cannot run on a closed
-network. The `page` fixture defined here is registered for every test module by
-conftest.py (do not import it: a second copy would start a second Playwright):
+network. tests/conftest.py makes its `browser` and `page` fixtures every test's (once:
+a module importing them itself would start a second Playwright session); ask by name:
 
     from browser import file_url
 

@@ -1,5 +1,5 @@
 """The browser harness itself: a page renders, scripts run, blank pages are told apart."""
-from browser import file_url, non_blank_fraction  # the page fixture: conftest.py
+from browser import file_url, non_blank_fraction  # the browser and page fixtures come from conftest.py
 
 
 def test_a_drawn_page_is_not_blank_and_an_empty_one_is(page, tmp_path):

@@ -1,6 +1,7 @@
 """The runebook command line: commands, output formats and exit codes."""
 from __future__ import annotations
 
+import itertools
 import json
 import re
 import subprocess
@@ -320,8 +321,15 @@ def test_replay_of_a_malformed_log(tmp_path, text):
 
 
 # ---------------------------------------------------------------- simulate
+_CALLS = itertools.count()
+
+
 def simulate_json(*args):
-    result = run("simulate", *args, "--json")
+    """One simulation in a results store of its own: each call plays its games (a shared store
+    would answer the second of two compared calls from the first's rows)."""
+    import os
+    db = f"{os.environ['RUNEBOOK_DATA']}/call{next(_CALLS)}.sqlite"
+    result = run("simulate", *args, "--json", "--db", db)
     assert result.exit_code == 0, result.output
     return json.loads(result.stdout)
 
