@@ -13,7 +13,7 @@ def cards(target: str, entry: Optional[str], html: Optional[Path]) -> None:
     from runebook.compiler.rules_text import cards as render
     from runebook.dsl.diagnostics import did_you_mean
 
-    program, syms, diags, pack = check_pack(target)
+    program, syms, _, diags, pack = check_pack(target)
     if program is None or count(diags, "error"):
         content_error(diags, pack_base(target))
     if entry is not None and entry not in syms.entries:

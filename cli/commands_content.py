@@ -6,6 +6,8 @@ from typing import Optional
 
 import typer
 
+from runebook.dsl.diagnostics import ContentError
+
 from .errors import CONTENT, INTERNAL, content_error, file_error, load_program, pack_base, usage_error
 from .render import Out, count, diagnostics_json, plural, render_diagnostics
 
@@ -35,15 +37,16 @@ def packs() -> None:
 
 # ---------------------------------------------------------------- validate
 def validate(targets: list[str], fmt: str) -> None:
-    from runebook.compiler.pack import compile_pack
+    from runebook.compiler.pack import check_pack
     from .presentation import read_view
 
     out = Out()
     everything, summary, failed = [], [], False
     for target in targets:
-        program, diags, pack = compile_pack(target)
-        if program is not None and pack is not None:  # how it is shown, checked against what it is
-            diags = diags + read_view(pack.root, program)[1]
+        program, syms, types, diags, pack = check_pack(target)
+        if program is not None and pack is not None and not count(diags, "error"):
+            # how it is shown, and its card tests, checked against what it is
+            diags = diags + read_view(pack.root, program)[1] + _card_test_diagnostics(pack, program, syms, types)
         name = pack.name if pack is not None else target
         errors, warnings = count(diags, "error"), count(diags, "warning")
         ok = program is not None and errors == 0
@@ -57,6 +60,25 @@ def validate(targets: list[str], fmt: str) -> None:
         print(diagnostics_json(everything, packs=summary))
     if failed:
         raise typer.Exit(CONTENT)
+
+
+def _card_test_diagnostics(pack, program, syms, types) -> list:
+    """What `runebook test` would report of the pack's card-test files before running any
+    scenario (schema, options, every piece of code compiled); nothing is run."""
+    from runebook.compiler.pack import display_name, read_text
+    from runebook.dsl.yaml_load import MAX_YAML_BYTES
+    from .cardtests import check_card_tests
+
+    diags = []
+    for path in pack.tests:
+        display = display_name(path, pack.root)
+        try:
+            text = read_text(path, display, MAX_YAML_BYTES, pack.overlay)
+        except ContentError as err:
+            diags.extend(err.diagnostics)
+            continue
+        diags.extend(check_card_tests(pack.root, program, syms, types, text, display))
+    return diags
 
 
 def _summary_line(name: str, ok: bool, errors: int, warnings: int) -> str:

@@ -388,21 +388,22 @@ def _variables(table: dict, initial: dict) -> list:
 
 def compile_pack(name_or_path: str) -> tuple:
     """(Program or None, diagnostics, PackSource or None) without touching the cache."""
-    program, _, diags, pack = check_pack(name_or_path)
+    program, _, _, diags, pack = check_pack(name_or_path)
     return program, diags, pack
 
 
 def check_pack(name_or_path: str) -> tuple:
-    """(Program or None, Symbols or None, diagnostics, PackSource or None): compile_pack
-    with the checked declarations too (what rules text is rendered from)."""
+    """(Program or None, Symbols or None, TypeSpace or None, diagnostics, PackSource or None):
+    compile_pack with the checked declarations too (what rules text is rendered from, what
+    card tests are compiled against)."""
     diags: list = []
     try:
         root = find_pack(name_or_path)
         pack, phash = read_and_hash(root, diags)
     except ContentError as err:
-        return None, None, err.diagnostics, None
-    program, syms, _ = compile_source(pack, diags, phash)
-    return program, syms, diags, pack
+        return None, None, None, err.diagnostics, None
+    program, syms, types = compile_source(pack, diags, phash)
+    return program, syms, types, diags, pack
 
 
 def read_and_hash(root: Path, diags: list, overlay: Optional[dict] = None) -> tuple:

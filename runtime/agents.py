@@ -65,9 +65,20 @@ class ScriptedAgent(Agent):
             return answer
         labels = view.labels(decision)
         if answer in labels:
-            return labels.index(answer)
+            return _only_match(labels, answer, f"scripted answer '{answer}'", decision.tag)
         raise AgentError(f"scripted answer '{answer}' is not an option of '{decision.tag}'; "
                          f"options: {', '.join(labels)}")
+
+
+def _only_match(labels: list[str], answer: str, what: str, tag: str) -> int:
+    """The index of the one option labelled `answer`: options labelled alike make the answer
+    ambiguous, never silently the first of them."""
+    matches = [i for i, label in enumerate(labels) if label == answer]
+    if len(matches) > 1:
+        raise AgentError(f"{what} matches {len(matches)} options of '{tag}' (options "
+                         f"{', '.join(str(i) for i in matches)}, counting from 0): answer with the "
+                         f"option's number instead; options: {', '.join(labels)}")
+    return matches[0]
 
 
 class PolicyAgent(Agent):
@@ -167,6 +178,6 @@ class PinnedAgent(Agent):
             return self.inner.choose(decision, view)
         labels = view.labels(decision)
         if self.answer in labels:
-            return labels.index(self.answer)
+            return _only_match(labels, self.answer, f"'{self.answer}'", self.tag)
         raise AgentError(f"'{self.answer}' is not an answer to the '{self.tag}' choice; "
                          f"answers: {', '.join(labels)}")

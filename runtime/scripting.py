@@ -66,9 +66,16 @@ class Decision:
         self.options = options
 
     def labels(self, world) -> list[str]:
-        if self.kind == "action":
-            return [world.option_label(o) for o in self.options]
-        return [world.value_label(o) for o in self.options]
+        """How agents, card tests and logs name the options. Two actions that read alike
+        (the same action on two things made from one entry) name their things by id."""
+        if self.kind != "action":
+            return [world.value_label(o) for o in self.options]
+        labels = [world.option_label(o) for o in self.options]
+        if len(set(labels)) < len(labels):
+            seen = {label: labels.count(label) for label in labels}
+            labels = [world.option_label(o, ids=True) if seen[label] > 1 else label
+                      for o, label in zip(self.options, labels)]
+        return labels
 
 
 class OutOfSteps(Exception):

@@ -261,12 +261,14 @@ class World(Occupancy):
         text = "".join(p if type(p) is str else describe(p) for p in parts)
         return text if len(text) <= MAX_LENGTH else sized(text)  # holes can double a text
 
-    def option_label(self, option) -> str:
-        """A readable label for an action option: name(arg, arg)."""
+    def option_label(self, option, ids: bool = False) -> str:
+        """A readable label for an action option: name(arg, arg); with `ids`, things are
+        named as choices name them, with their id (to tell alike things apart)."""
         action = self.program.actions[option[0]]
         if len(option) == 1:
             return action.name
-        args = ", ".join(f"{p}={self.describe(v)}" for p, v in zip(action.params, option[1:]))
+        args = ", ".join(f"{p}={self.value_label(v) if ids and isinstance(v, Thing) else self.describe(v)}"
+                         for p, v in zip(action.params, option[1:]))
         return f"{action.name}({args})"
 
     def value_label(self, value) -> str:

@@ -37,7 +37,7 @@ _CHECKED: dict = {}
 def checked(pack: str):
     """(Symbols, phrases, Program) of a pack that must compile without errors."""
     if pack not in _CHECKED:
-        program, syms, diags, source = check_pack(pack)
+        program, syms, _, diags, source = check_pack(pack)
         assert program is not None, "\n".join(str(d) for d in diags)
         _CHECKED[pack] = (syms, source.manifest.get("phrases") or {}, program)
     return _CHECKED[pack]
@@ -128,7 +128,7 @@ GOLDEN_LAMP = [
 def test_a_small_pack_renders_its_golden_text(tmp_path):
     folder = write_pack(tmp_path / "relics", {"main.rune": GOLDEN_SOURCE + CONTRACT.replace("\n", "\n    ")},
                         pack_yaml=manifest("relics", GOLDEN_PHRASES))
-    program, syms, diags, source = check_pack(str(folder))
+    program, syms, _, diags, source = check_pack(str(folder))
     assert program is not None, [str(d) for d in diags]
     lamp, stone = cards(syms, source.manifest["phrases"])
     assert lamp.title == "Lamp" and lamp.text == GOLDEN_LAMP
@@ -140,7 +140,7 @@ def test_a_small_pack_renders_its_golden_text(tmp_path):
 def test_a_number_changed_in_content_changes_the_text(tmp_path):
     folder = write_pack(tmp_path / "relics", {"main.rune": (GOLDEN_SOURCE + CONTRACT).replace(
         "p.gold < 10", "p.gold < 12")}, pack_yaml=manifest("relics", GOLDEN_PHRASES))
-    _, syms, _, source = check_pack(str(folder))
+    _, syms, _, _, source = check_pack(str(folder))
     assert "your gold is less than 12" in cards(syms, source.manifest["phrases"], "lamp")[0].text[2]
 
 
@@ -153,7 +153,7 @@ def test_a_number_changed_in_content_changes_the_text(tmp_path):
 def test_a_phrase_with_an_unknown_kind_or_hole_is_e0419(tmp_path, phrases, message, line):
     folder = write_pack(tmp_path / "relics", {"main.rune": GOLDEN_SOURCE + CONTRACT.replace("\n", "\n    ")},
                         pack_yaml=manifest("relics", phrases))
-    program, _, diags, _ = check_pack(str(folder))
+    program, _, _, diags, _ = check_pack(str(folder))
     bad = [d for d in diags if d.code == "E0424"]
     assert program is None and len(bad) == 1
     assert message in bad[0].message and bad[0].span.line == line and bad[0].hint
@@ -162,7 +162,7 @@ def test_a_phrase_with_an_unknown_kind_or_hole_is_e0419(tmp_path, phrases, messa
 def test_a_phrase_that_is_not_text_is_a_schema_error(tmp_path):
     folder = write_pack(tmp_path / "relics", {"main.rune": GOLDEN_SOURCE + CONTRACT.replace("\n", "\n    ")},
                         pack_yaml=manifest("relics", "phrases:\n  relic:\n    worth: [1, 2]\n"))
-    program, _, diags, _ = check_pack(str(folder))
+    program, _, _, diags, _ = check_pack(str(folder))
     assert program is None and any(d.code == "E0402" for d in diags)
 
 

@@ -94,6 +94,19 @@ def test_validate_builtin_pack_is_ok():
     assert "dungeon_roll: ok" in result.output
 
 
+def test_validate_checks_the_card_tests_without_running_them(tmp_path):
+    """A card test whose expectation names something the pack lacks is reported by `validate`
+    with its file and line, as `runebook test` would before running anything."""
+    from packmaker import copy_pack
+    pack = copy_pack("dungeon_roll", tmp_path / "dr")
+    test = pack / "tests" / "no_hero.yaml"
+    test.write_text(test.read_text().replace("- p1.xp == 5", "- p1.experience == 5"))
+    result = run("validate", pack)
+    assert result.exit_code == 1, result.output
+    assert "E0302" in result.output and "no_hero.yaml:27:9" in result.output
+    assert result.output.rstrip().endswith("dungeon_roll: 1 error")
+
+
 @pytest.fixture
 def broken(tmp_path):
     return write_pack(tmp_path / "broken", {
