@@ -60,7 +60,7 @@ def load_presentation(root: Optional[Path], program) -> Presentation:
 
 def read_view(root: Path, program) -> tuple:
     """(data, problems) of a pack folder's view.yaml: ({}, []) when it has none."""
-    from runebook.compiler.schema import validate
+    from runebook.compiler.schema import plain_data, validate
     from runebook.dsl.diagnostics import ContentError
     from runebook.dsl.yaml_load import load_yaml
 
@@ -74,7 +74,7 @@ def read_view(root: Path, program) -> tuple:
     problems = validate(data if data is not None else {}, "view", shown)
     if not problems:
         problems = unknown_names(data or {}, program, shown)
-    return _plain(data or {}), problems
+    return plain_data(data or {}), problems
 
 
 def _presentation(data: dict) -> Presentation:
@@ -120,14 +120,6 @@ def unknown_names(data: dict, program, shown: str) -> list:
             check(["board", "pieces", i, "at"], piece["at"], thing_vars, "the thing variable")
             check(["board", "pieces", i, "facing"], piece.get("facing"), thing_vars, "the thing variable")
     return problems
-
-
-def _plain(value):
-    if isinstance(value, dict):
-        return {str(k): _plain(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_plain(v) for v in value]
-    return value
 
 
 class Phraser:
@@ -187,8 +179,8 @@ class Phraser:
 
     # ------------------------------------------------------------ decisions
     def decision(self, decision, index: int) -> str:
-        """'Player 2 casts Imprison on Paladin (Player 1)': the pack's phrase for the chosen
-        option; without one, its names in words ('chooses: touch of midas (target: ooze)')."""
+        """'Player 2 plays the Lantern on Scout (Player 1)': the pack's phrase for the chosen
+        option; without one, its names in words ('chooses: swap tiles (target: corner)')."""
         option = decision.options[index]
         if decision.kind == "action":
             action = self.program.actions[option[0]]

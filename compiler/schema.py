@@ -162,7 +162,7 @@ def _validator(name: str):
 def validate(data, schema_name: str, file: str) -> list[Diagnostic]:
     diags = []
     validator = _validator(schema_name)
-    for err in sorted(validator.iter_errors(_plain(data)), key=lambda e: list(map(str, e.absolute_path))):
+    for err in sorted(validator.iter_errors(plain_data(data)), key=lambda e: list(map(str, e.absolute_path))):
         path = list(err.absolute_path)
         if err.validator == "additionalProperties":
             extra = [k for k in (err.instance or {}) if k not in err.schema.get("properties", {})]
@@ -176,10 +176,10 @@ def validate(data, schema_name: str, file: str) -> list[Diagnostic]:
     return diags
 
 
-def _plain(value):
+def plain_data(value):
     """ruamel containers to plain dicts/lists (jsonschema type checks want them)."""
     if isinstance(value, dict):
-        return {str(k): _plain(v) for k, v in value.items()}
+        return {str(k): plain_data(v) for k, v in value.items()}
     if isinstance(value, list):
-        return [_plain(v) for v in value]
+        return [plain_data(v) for v in value]
     return value

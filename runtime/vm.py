@@ -108,6 +108,20 @@ class VM:
 # Each body runs with these names: op, arg (the instruction), pc (already past it),
 # code, stack, locs, frame, frames, world, memo, steps (the budget left), self (the VM).
 # Macros: SPEND spends one step; ENTER(function, args, memo_key) pushes a script frame.
+# DECIDE and DECIDE_ACTION: suspend with a Decision of their kind (one option or none: no question).
+_SUSPEND = """\
+player = stack.pop()
+options = stack.pop()
+if player is None:
+    no_player()
+if len(options) <= 1:  # nothing to decide
+    stack.append(options[0] if options else None)
+    continue
+frame.pc = pc
+self.budget = steps
+return Decision(player, "{kind}", arg, list(options))
+"""
+
 BODIES: dict[str, str] = {
     "LOAD_LOCAL": "stack.append(locs[arg])",
     "CONST": "stack.append(arg)",
@@ -378,30 +392,8 @@ stack.append(world.text_of(parts))
 """,
     "NARRATE": "world.narration.append(self._narrate(arg, stack, False))",
     "CANCEL": "locs[arg].cancelled = True",
-    "DECIDE": """\
-player = stack.pop()
-options = stack.pop()
-if player is None:
-    no_player()
-if len(options) <= 1:  # nothing to decide
-    stack.append(options[0] if options else None)
-    continue
-frame.pc = pc
-self.budget = steps
-return Decision(player, "choice", arg, list(options))
-""",
-    "DECIDE_ACTION": """\
-player = stack.pop()
-options = stack.pop()
-if player is None:
-    no_player()
-if len(options) <= 1:  # nothing to decide
-    stack.append(options[0] if options else None)
-    continue
-frame.pc = pc
-self.budget = steps
-return Decision(player, "action", arg, list(options))
-""",
+    "DECIDE": _SUSPEND.format(kind="choice"),
+    "DECIDE_ACTION": _SUSPEND.format(kind="action"),
     "PERFORM": """\
 player = stack.pop()
 option = stack.pop()
