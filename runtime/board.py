@@ -13,7 +13,10 @@ Geometry is a small pluggable concept: a class per kind of grid gives the neighb
 a position (in a fixed order, which decides every tie-break), the distance between two
 positions, whether two positions are in line, and the straight line between them.
 Positions are (x, y): the column and row a tile is drawn at in the map, row 0 at the top.
-Nothing here iterates a set or depends on hash order.
+On top of the geometry: facings (a direction's number), the front arc of a thing looking
+one way, patterns of tiles drawn in the board file and turned to a facing, and lines of
+sight, worked out exactly from the tiles' outlines. Nothing here iterates a set or
+depends on hash order.
 """
 from __future__ import annotations
 
@@ -68,7 +71,8 @@ class Geometry:
         raise NotImplementedError
 
     def line(self, a: tuple, b: tuple) -> list:
-        """The positions a straight line from a's centre to b's passes, a excluded, b included."""
+        """One position per step along the straight line from a's centre to b's, a excluded,
+        b included (the line may also clip others: crossed() gives them all)."""
         raise NotImplementedError
 
     def render_row(self, y: int, glyphs: list) -> str:
@@ -471,8 +475,9 @@ def _side(value: int, shift: int) -> int:
 
 
 def crossed(geometry: Geometry, a: tuple, b: tuple, shift: int) -> list:
-    """The positions the line from a's centre to b's, shifted to one side (shift 1 or -1),
-    passes through: a excluded, b included, in order, on an unbounded grid."""
+    """The positions the line from a's centre to b's, shifted to one side (1: to its right
+    as the map is drawn, -1: to its left), passes through: a excluded, b included, in
+    order, on an unbounded grid."""
     if a == b:
         return []
     k = geometry.scale

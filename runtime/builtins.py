@@ -348,8 +348,9 @@ BUILTINS: tuple[Builtin, ...] = (
             lambda w, a, b: _board.direction_to(a, b),
             text='the direction from {0} to {1}'),
     Builtin("line", ("tile", "tile"), "list[tile]",
-            "The tiles a straight line from the first tile's centre to the second's passes through, "
-            "the first excluded, the second included.", "line(here, target)", lambda w, a, b: _board.line(a, b),
+            "One tile per step along the straight line from the first tile's centre to the second's "
+            "(the nearest at each step), the first excluded, the second included; sight_line gives every "
+            "tile the line crosses.", "line(here, target)", lambda w, a, b: _board.line(a, b),
             text='the tiles on the line from {0} to {1}'),
     Builtin("reachable_tiles", ("tile", "int"), "list[tile]",
             "The tiles a thing on a tile may end a move of at most n steps on: free and not blocked, "
