@@ -398,11 +398,11 @@ BUILTINS: tuple[Builtin, ...] = (
             "0 to 7 on square, 0 to 3 on square4).", "facings(arena)",
             lambda w, b: tuple(range(len(_board_named(w, b).geometry.directions))),
             text='the facings of {0}'),
-    Builtin("turn", ("board", "int", "int"), "int",
+    Builtin("turn_facing", ("board", "int", "int"), "int",
             "A facing turned by a number of steps round (1 is the next direction, -1 the one before), "
-            "as one of the board's facings.", "turn(arena, f, -1)",
+            "as one of the board's facings.", "turn_facing(arena, f, -1)",
             lambda w, b, f, n: _board.turn(_board_named(w, b), f, n),
-            text='{1} turned {2} steps round'),
+            text='{1} turned {2} steps round on {0}'),
     Builtin("facing_toward", ("tile", "tile"), "int",
             "The facing nearest by angle to the line from the first tile's centre to the second's "
             "(exactly between two: the lower number); -1 when they are the same tile.",
@@ -433,7 +433,7 @@ BUILTINS: tuple[Builtin, ...] = (
             "The tiles a straight line from the first tile's centre to the second's passes through, "
             "shifted a hair to its right (1) or left (-1) as the map is drawn: the first tile excluded, the second included.",
             "sight_line(here, there, 1)", lambda w, a, b, side: _board.sight_line(a, b, side),
-            text='the tiles the sight line from {0} to {1} passes'),
+            text='the tiles the sight line from {0} to {1} passes, shifted to side {2}'),
 )
 
 BY_NAME: dict[str, Builtin] = {b.name: b for b in BUILTINS}
