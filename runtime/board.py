@@ -85,14 +85,12 @@ def _round_half_up(num: int, den: int) -> int:
     return (2 * num + den) // (2 * den)
 
 
-_SQUARE_CELL = (((-1, -1), (1, -1), "up"), ((1, -1), (1, 1), "right"),
-                ((1, 1), (-1, 1), "down"), ((-1, 1), (-1, -1), "left"))
-
-
 def _square_cell(directions: tuple) -> tuple:
-    names = {(0, -1): "up", (1, 0): "right", (0, 1): "down", (-1, 0): "left"}
-    index = {names[d]: i for i, d in enumerate(directions) if d in names}
-    return tuple((v, w, index[side]) for v, w, side in _SQUARE_CELL)
+    """A square's four edges (corners at the centre +-1), each with the number of the
+    direction across it: only the straight directions cross an edge."""
+    across = {(0, -1): ((-1, -1), (1, -1)), (1, 0): ((1, -1), (1, 1)),
+              (0, 1): ((1, 1), (-1, 1)), (-1, 0): ((-1, 1), (-1, -1))}
+    return tuple((*across[d], i) for i, d in enumerate(directions) if d in across)
 
 
 class SquareGrid(Geometry):
@@ -127,6 +125,7 @@ class SquareGrid4(SquareGrid):
     """Squares with four neighbours: no diagonal steps (manhattan distance)."""
     name = "square4"
     directions = ((0, -1), (1, 0), (0, 1), (-1, 0))
+    cell = _square_cell(directions)
 
     def distance(self, a, b):
         return abs(a[0] - b[0]) + abs(a[1] - b[1])
@@ -136,9 +135,6 @@ class SquareGrid4(SquareGrid):
 
     def rotate(self, v):
         return -v[1], v[0]   # a quarter turn clockwise (row 0 is at the top)
-
-
-SquareGrid4.cell = _square_cell(SquareGrid4.directions)
 
 
 def _ring_place(k: int, v: tuple) -> int:
@@ -424,7 +420,7 @@ def facing_toward(a: Tile, b: Tile) -> int:
 
 def in_front(t: Tile, facing: int, other: Tile) -> bool:
     """Whether `other` is in the front arc of a thing on t looking in `facing`: the half of
-    the plane ahead of the line through t's centre square to the facing, that line included
+    the plane ahead of the line through t's centre at right angles to the facing, that line included
     (on a hex: the line from t's centre to other's centre leaves through, or touches, one of
     the three edges facing forward)."""
     _two_tiles(t, other)

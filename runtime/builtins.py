@@ -410,7 +410,7 @@ BUILTINS: tuple[Builtin, ...] = (
             text='the facing from {0} toward {1}'),
     Builtin("in_front", ("tile", "int", "tile"), "bool",
             "Whether the last tile is in the front arc of a thing on the first tile looking in a facing: "
-            "ahead of the line through its centre square to the facing, or on that line.",
+            "ahead of the line through its centre at right angles to the facing, or on that line.",
             "in_front(tile_of(x), x.facing, there)", lambda w, t, f, o: _board.in_front(t, f, o),
             text='{2} is in the front arc of {0} facing {1}'),
     Builtin("behind", ("tile", "int", "tile"), "bool",
