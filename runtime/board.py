@@ -512,8 +512,10 @@ def _along(edge, ax, ay, dx, dy):
 def sight_line(a: Tile, b: Tile, shift: int) -> tuple:
     """The tiles of a's board the line from a to b, shifted to one side, passes through."""
     _two_tiles(a, b)
+    if shift not in (1, -1):
+        raise ScriptFault(f"a sight line is shifted to side 1 (right) or -1 (left), not {shift}")
     board = a.board
-    tiles = (board.at(*p) for p in crossed(board.geometry, a.pos, b.pos, 1 if shift >= 0 else -1))
+    tiles = (board.at(*p) for p in crossed(board.geometry, a.pos, b.pos, shift))
     return tuple(t for t in tiles if t is not None)
 
 

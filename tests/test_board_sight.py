@@ -152,10 +152,12 @@ def test_pattern_tiles_are_the_turned_offsets_that_land_on_the_board(case, patte
     assert set(got) == expected and list(got) == sorted(got, key=lambda t: t.index)
 
 
-def test_a_pattern_the_board_does_not_draw_stops_the_script():
+def test_a_pattern_the_board_does_not_draw_or_a_line_shifted_nowhere_stops_the_script():
     board, _ = make_board("hex", 3, 3, set(), set())
     with pytest.raises(ScriptFault, match="no pattern 'ring'"):
         B.pattern_tiles(board.at(1, 1), 0, "ring")
+    with pytest.raises(ScriptFault, match="side 1 .* or -1"):
+        B.sight_line(board.at(0, 0), board.at(2, 2), 0)
 
 
 # ---------------------------------------------------------------- sight lines
