@@ -20,8 +20,6 @@ depends on hash order.
 """
 from __future__ import annotations
 
-from fractions import Fraction
-
 from .builtins import ScriptFault, _items
 
 
@@ -466,47 +464,64 @@ def pattern_tiles(t: Tile, facing: int, name: str) -> tuple:
 # lines shifted an infinitely small way to either side: each crosses definite tiles, and
 # sight holds when either is clear. Shifting by an infinitesimal is worked out exactly: a
 # corner exactly on the line counts as lying on the side away from the shift.
-def _side(value: int, shift: int) -> int:
-    return (value > 0) - (value < 0) if value else -shift
+def _outline(geometry: Geometry) -> tuple:
+    """(corners, edges as (corner index, next corner index, direction), direction -> the
+    direction back) of a geometry's tiles: made once per geometry."""
+    found = _OUTLINES.get(geometry.name)
+    if found is None:
+        corners = tuple(v for v, _, _ in geometry.cell)
+        edges = tuple((i, (i + 1) % len(corners), d) for i, (_, _, d) in enumerate(geometry.cell))
+        back = {d: e for _, _, d in geometry.cell for _, _, e in geometry.cell
+                if geometry.directions[e] == tuple(-x for x in geometry.directions[d])}
+        found = _OUTLINES[geometry.name] = (corners, edges, back)
+    return found
+
+
+_OUTLINES: dict = {}
 
 
 def crossed(geometry: Geometry, a: tuple, b: tuple, shift: int) -> list:
     """The positions the line from a's centre to b's, shifted to one side (1: to its right
     as the map is drawn, -1: to its left), passes through: a excluded, b included, in
     order, on an unbounded grid."""
+    return _walk(geometry, a, b, shift)[0]
+
+
+def _walk(geometry: Geometry, a: tuple, b: tuple, shift: int) -> tuple:
+    """(crossed(...), whether the unshifted line touches a corner: if not, both shifts
+    cross the same tiles)."""
     if a == b:
-        return []
+        return [], False
+    corners, edges, back = _outline(geometry)
     k = geometry.scale
     here, goal = geometry.native(a), geometry.native(b)
     ax, ay = here[0] * k, here[1] * k
     dx, dy = goal[0] * k - ax, goal[1] * k - ay
-    out, came_from = [], None
+    out, came_from, touched = [], None, False
     for _ in range(4 * geometry.distance(a, b) + 4):   # a line crosses a few tiles per step
-        cx, cy = here[0] * k, here[1] * k
-        exits = []
-        for (vx, vy), (wx, wy), direction in geometry.cell:
-            fv = dx * (cy + vy - ay) - dy * (cx + vx - ax)   # which side of the line a corner is
-            fw = dx * (cy + wy - ay) - dy * (cx + wx - ax)
-            if _side(fv, shift) != _side(fw, shift):
-                exits.append((fv, fw, (cx + vx, cy + vy), (cx + wx, cy + wy), direction))
-        if came_from is None:  # leaving a's centre: the crossing further along the line
-            exit_direction = max(exits, key=lambda e: _along(e, ax, ay, dx, dy))[4]
+        cx, cy = here[0] * k - ax, here[1] * k - ay
+        f = [dx * (cy + vy) - dy * (cx + vx) for vx, vy in corners]   # which side of the line each corner is
+        touched = touched or 0 in f
+        side = [(v > 0) - (v < 0) if v else -shift for v in f]      # a corner on the line: away from the shift
+        exits = [(i, j, d) for i, j, d in edges if side[i] != side[j]]
+        if came_from is None:  # leaving a's centre: of the two crossings, the one ahead
+            exit_direction = next(d for i, j, d in exits if _ahead(corners[i], corners[j], f[i], f[j], dx, dy))
         else:                  # a convex tile is crossed at two edges: out is not the way in
-            exit_direction = next(e[4] for e in exits if e[4] != came_from)
+            exit_direction = next(d for _, _, d in exits if d != came_from)
         dq, dr = geometry.directions[exit_direction]
         here = (here[0] + dq, here[1] + dr)
-        came_from = next(d for *_, d in geometry.cell if geometry.directions[d] == (-dq, -dr))
+        came_from = back[exit_direction]
         out.append(geometry.position(here))
         if here == goal:
-            return out
+            return out, touched
     raise AssertionError(f"the sight line from {a} to {b} lost its way")  # a bug, not bad input
 
 
-def _along(edge, ax, ay, dx, dy):
-    """How far along the line it crosses an edge: (dot product with the line) as a fraction."""
-    fv, fw, (vx, vy), (wx, wy), _ = edge
-    u = Fraction(fv, fv - fw)
-    return dx * (vx + u * (wx - vx) - ax) + dy * (vy + u * (wy - vy) - ay)
+def _ahead(v: tuple, w: tuple, fv: int, fw: int, dx: int, dy: int) -> bool:
+    """Whether the line from the centre (0, 0) along (dx, dy) crosses the edge v-w ahead of
+    the centre: the crossing v + (w - v) fv / (fv - fw), projected on the line, in whole numbers."""
+    scaled = (dx * v[0] + dy * v[1]) * (fv - fw) + fv * (dx * (w[0] - v[0]) + dy * (w[1] - v[1]))
+    return (scaled > 0) == (fv - fw > 0)
 
 
 def sight_line(a: Tile, b: Tile, shift: int) -> tuple:
@@ -531,9 +546,19 @@ def in_sight(world, a: Tile, b: Tile, blockers) -> bool:
         where = positions.get(x)
         if where is not None and where.board is board:
             held.add(where.index)
+    geometry = board.geometry
     for shift in (1, -1):
-        if all(t is b or not (t.opaque or t.index in held) for t in sight_line(a, b, shift)):
+        line, touched = _walk(geometry, a.pos, b.pos, shift)
+        clear = True
+        for p in line:
+            t = board.at(*p)
+            if t is not None and t is not b and (t.opaque or t.index in held):
+                clear = False
+                break
+        if clear:
             return True
+        if not touched:  # the line skims nothing: shifted the other way it crosses the same tiles
+            return False
     return False
 
 
