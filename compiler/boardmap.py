@@ -208,8 +208,8 @@ class _Reader:
         """name -> the native offsets each pattern covers, from the thing on its '@' (or '*')."""
         out = {}
         for name, number, col, rows in self.patterns:
-            if not self.region_name(name, number, col, "patterns", "pattern"):
-                continue
+            if not NAME.match(name) or not self.region_name(name, number, col, "patterns", "pattern"):
+                continue  # a bad name is reported once, by header()
             if name in out:
                 self.error("E0420", f"the pattern '{name}' is drawn twice", number, col, len(name))
             marks = [((x, y), glyph, line, c) for y, (line, row) in enumerate(rows) for x, (c, glyph) in enumerate(row)]
