@@ -4,6 +4,8 @@
     geometry: square                 # square (8 neighbours), square4 (4) or hex
     regions: ground                  # the symbol set whose members name regions
     blocked: wall, water             # regions no move may enter or cross
+    opaque: wall                     # regions that stop lines of sight (in_sight)
+    patterns: shapes                 # the symbol set whose members name patterns
     legend:                          # a glyph, then the regions of a tile drawn with it
       # wall
       . 
@@ -13,6 +15,9 @@
     layer:                           # rows of glyphs, indented; spaces between glyphs are ignored
       #####
       #a.P#
+    pattern: cone                    # tiles relative to a thing on '@' facing direction 0
+      . x x                          # x: covered, .: not, @: the thing, *: the thing, covered
+       @ x x
 
 A board may have several layers of the same size: a tile is in the regions of its glyph in
 each, so overlapping areas (a marsh crossing a road) are drawn as separate pictures. The
@@ -29,8 +34,9 @@ from runebook.dsl.span import Span
 from runebook.runtime.board import GEOMETRIES
 
 NAME = re.compile(r"[a-z_][a-z0-9_]*\Z")
-SECTIONS = ("legend", "things", "layer")
-SETTINGS = ("geometry", "regions", "blocked")
+SECTIONS = ("legend", "things", "layer", "pattern")
+SETTINGS = ("geometry", "regions", "blocked", "opaque", "patterns")
+ORIGIN, COVERED = "@*", "x*"  # a pattern's glyphs: '.' is a tile it does not cover
 MAX_TILES = 10_000  # a board is drawn by hand: anything larger is a mistake or an attack
 
 
@@ -42,6 +48,7 @@ class _Reader:
         self.legend: dict = {}         # glyph -> [(region, line, col)], checked once the set is known
         self.things: dict = {}         # entry or kind -> glyph
         self.layers: list = []         # [[(line number, [(col, glyph)])]]
+        self.patterns: list = []       # [(name, line, col, [(line number, [(col, glyph)])])]
 
     def error(self, code: str, message: str, line: int, col: int = 1, width: int = 1, hint: Optional[str] = None):
         self.diags.append(Diagnostic(code, message, Span(self.file, line, col, line, col + width), hint))
@@ -52,8 +59,8 @@ class _Reader:
             text = raw.rstrip("\r")
             stripped = text.strip()
             if not stripped or text.startswith(";"):  # a comment starts the line: ';' may be a glyph
-                if section == "layer" and not stripped:
-                    section = None  # a blank line ends a layer
+                if section in ("layer", "pattern") and not stripped:
+                    section = None  # a blank line ends a layer or a pattern
                 continue
             if not text[0].isspace():
                 section = self.header(text, number)
@@ -65,21 +72,29 @@ class _Reader:
             elif section == "things":
                 self.thing_line(text, number)
             else:
-                self.layers[-1].append((number, [(i + 1, c) for i, c in enumerate(text) if not c.isspace()]))
+                rows = self.layers[-1] if section == "layer" else self.patterns[-1][3]
+                rows.append((number, [(i + 1, c) for i, c in enumerate(text) if not c.isspace()]))
 
     def header(self, text: str, number: int) -> Optional[str]:
         key, colon, value = text.partition(":")
         key = key.strip()
         if not colon or key not in SECTIONS + SETTINGS:
             self.error("E0420", f"'{text.strip()[:40]}' is not a line of a board file", number, width=len(key) or 1,
-                       hint="a board file has the settings geometry:, regions:, blocked: and the "
-                            "sections legend:, things:, layer:")
+                       hint="a board file has the settings geometry:, regions:, blocked:, opaque:, patterns: "
+                            "and the sections legend:, things:, layer:, pattern: NAME")
             return None
         if key in SETTINGS:
             if key in self.settings:
                 self.error("E0420", f"'{key}' is given twice", number, width=len(key))
             self.settings[key] = (value.strip(), number, len(text) - len(value.lstrip()) + 1)
             return None
+        if key == "pattern":
+            name = value.strip()
+            self.patterns.append((name, number, len(text) - len(value.lstrip()) + 1, []))
+            if not NAME.match(name):
+                self.error("E0420", f"'pattern:' takes the pattern's name, not '{name}'", number, width=len(key),
+                           hint="write 'pattern: NAME', then its rows below it, indented")
+            return key
         if value.strip():
             self.error("E0420", f"'{key}:' takes its lines below it, indented", number, width=len(key))
         if key == "layer":
@@ -96,12 +111,14 @@ class _Reader:
             self.error("E0420", f"the legend gives '{glyph}' twice", number, col)
         self.legend[glyph] = [(m.group(), number, col + 1 + m.start()) for m in re.finditer(r"[^,\s]+", rest)]
 
-    def region_name(self, name: str, number: int, col: int) -> bool:
-        members = self.syms.symbol_sets.get(self.region_set or "", [])
+    def region_name(self, name: str, number: int, col: int, setting: str = "regions", what: str = "region") -> bool:
+        chosen = self.settings.get(setting)
+        chosen = chosen[0] if chosen else None
+        members = self.syms.symbol_sets.get(chosen or "", [])
         if name not in members:
-            self.error("E0423", f"'{name}' is not a region of this board (a member of '{self.region_set}')",
+            self.error("E0423", f"'{name}' is not a {what} of this board (a member of '{chosen}')",
                        number, col, len(name),
-                       did_you_mean(name, members) or f"add it to 'symbols {self.region_set}: ...'")
+                       did_you_mean(name, members) or f"add it to 'symbols {chosen}: ...'")
             return False
         return True
 
@@ -120,11 +137,6 @@ class _Reader:
             self.things[name] = glyph
 
     # ---------------------------------------------------------------- the whole board
-    @property
-    def region_set(self) -> Optional[str]:
-        value = self.settings.get("regions")
-        return value[0] if value else None
-
     def check_settings(self) -> bool:
         geometry = self.settings.get("geometry")
         if geometry is None:
@@ -133,18 +145,23 @@ class _Reader:
         elif geometry[0] not in GEOMETRIES:
             self.error("E0423", f"unknown geometry '{geometry[0]}'", geometry[1], geometry[2], max(1, len(geometry[0])),
                        did_you_mean(geometry[0], list(GEOMETRIES)) or f"one of {', '.join(GEOMETRIES)}")
-        regions = self.settings.get("regions")
-        if regions is None:
+        if self.settings.get("regions") is None:
             self.error("E0420", "the board file does not name its regions", 1,
                        hint="add a line 'regions: SET', naming a 'symbols SET: ...' declaration")
-        elif regions[0] not in self.syms.symbol_sets:
-            self.error("E0423", f"'{regions[0]}' is not a symbol set", regions[1], regions[2], max(1, len(regions[0])),
-                       did_you_mean(regions[0], list(self.syms.symbol_sets)) or
-                       "declare the regions with 'symbols SET: name, name'")
+        if self.patterns and self.settings.get("patterns") is None:
+            self.error("E0420", "the board file draws patterns but does not name them", self.patterns[0][1],
+                       hint="add a line 'patterns: SET', naming a 'symbols SET: ...' declaration")
+        for setting in ("regions", "patterns"):
+            value = self.settings.get(setting)
+            if value is not None and value[0] not in self.syms.symbol_sets:
+                self.error("E0423", f"'{value[0]}' is not a symbol set", value[1], value[2], max(1, len(value[0])),
+                           did_you_mean(value[0], list(self.syms.symbol_sets)) or
+                           f"declare the {setting} with 'symbols SET: name, name'")
         return not self.diags
 
-    def blocked(self) -> list:
-        value = self.settings.get("blocked")
+    def region_list(self, setting: str) -> list:
+        """The regions a setting such as 'blocked:' lists."""
+        value = self.settings.get(setting)
         if value is None:
             return []
         text, number, col = value
@@ -187,6 +204,30 @@ class _Reader:
             self.error("E0422", f"the board has {width * height:,} tiles, more than {MAX_TILES:,}", first[0][0])
         return width, height, regions, glyphs
 
+    def drawn_patterns(self, geometry) -> dict:
+        """name -> the native offsets each pattern covers, from the thing on its '@' (or '*')."""
+        out = {}
+        for name, number, col, rows in self.patterns:
+            if not NAME.match(name) or not self.region_name(name, number, col, "patterns", "pattern"):
+                continue  # a bad name is reported once, by header()
+            if name in out:
+                self.error("E0420", f"the pattern '{name}' is drawn twice", number, col, len(name))
+            marks = [((x, y), glyph, line, c) for y, (line, row) in enumerate(rows) for x, (c, glyph) in enumerate(row)]
+            for _, glyph, line, c in marks:
+                if glyph not in ORIGIN + COVERED + ".":
+                    self.error("E0421", f"'{glyph}' is not a glyph of a pattern", line, c,
+                               hint="draw a pattern with '@' (the thing), 'x' (covered), '.' (not covered) "
+                                    "and '*' (the thing, covered)")
+            origins = [p for p, glyph, _, _ in marks if glyph in ORIGIN]
+            if len(origins) != 1:
+                self.error("E0422", f"the pattern '{name}' has {len(origins)} tiles marked '@' or '*', not one",
+                           number, col, len(name), hint="mark the tile of the thing the pattern is seen from")
+                continue
+            oq, orr = geometry.native(origins[0])
+            out[name] = [[q - oq, r - orr] for (q, r) in (geometry.native(p) for p, glyph, _, _ in marks
+                                                           if glyph in COVERED)]
+        return out
+
 
 def read_board(name: str, text: str, file: str, syms) -> tuple:
     """(the board as plain data, or None; diagnostics) of one board file."""
@@ -197,11 +238,14 @@ def read_board(name: str, text: str, file: str, syms) -> tuple:
     reader.read()
     if not reader.check_settings():
         return None, reader.diags
-    blocked = reader.blocked()
+    blocked, opaque = reader.region_list("blocked"), reader.region_list("opaque")
     reader.check_legend()
     grid = reader.grid()
+    geometry = reader.settings["geometry"][0]
+    patterns = reader.drawn_patterns(GEOMETRIES[geometry])
     if grid is None or reader.diags:
         return None, reader.diags
     width, height, regions, glyphs = grid
-    return {"name": name, "geometry": reader.settings["geometry"][0], "width": width, "height": height,
-            "regions": regions, "glyphs": glyphs, "blocked": blocked, "things": reader.things}, []
+    return {"name": name, "geometry": geometry, "width": width, "height": height,
+            "regions": regions, "glyphs": glyphs, "blocked": blocked, "opaque": opaque,
+            "patterns": patterns, "things": reader.things}, []

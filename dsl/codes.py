@@ -407,30 +407,34 @@ view.yaml, and so do `play` and `view` before they show a match.""",
     Code('E0420', 'not a line of a board file',
          example='geometry:',
          meaning="""A [board file](language.md#boards) holds the settings `geometry:`, `regions:`,
-`blocked:` and the sections `legend:`, `things:`, `layer:`, each at the start
-of a line; the lines of a section are indented below it. Reported at the line:
-an unknown header (`colour: red`), an indented line outside any section, a
-setting given twice, a glyph the legend gives twice, a missing `geometry:` or
+`blocked:`, `opaque:`, `patterns:` and the sections `legend:`, `things:`, `layer:`,
+`pattern: NAME`, each at the start of a line; the lines of a section are indented
+below it. Reported at the line: an unknown header (`colour: red`), an indented line
+outside any section, a setting given twice, a glyph the legend gives twice, a pattern
+drawn twice, patterns drawn without `patterns:`, a missing `geometry:` or
 `regions:`, or a file whose name is not a lower_snake_case board name.""",
          fix='write the file as [Boards](language.md#boards) shows.'),
     Code('E0421', 'a glyph that is not in the legend',
          example="'X' is not in the legend",
          meaning="""`'X' is not in the legend` at the glyph's line and column in a `layer:`.
 Every glyph of a map stands for the regions its legend line gives (possibly
-none), so a glyph without one is a typo or a forgotten legend line.""",
-         fix='add the glyph under `legend:`, or correct the map.'),
+none), so a glyph without one is a typo or a forgotten legend line. In a
+`pattern:` the glyphs are fixed: `'o' is not a glyph of a pattern`.""",
+         fix='add the glyph under `legend:`, or correct the map; draw patterns with `@ x . *`.'),
     Code('E0422', 'a map of the wrong shape',
          example='this row has 6 tiles, the first has 7',
          meaning="""`this row has 6 tiles, the first has 7`, `this layer has 4 rows, the first
 has 5`, `the board has no map`, or more than 10,000 tiles. A board is a
 rectangle of tiles (spaces between glyphs do not count), and every layer
-covers the same rectangle.""",
-         fix='make every row as long as the first and every layer as tall.'),
+covers the same rectangle. A pattern marks its thing's tile once (`the pattern
+'cone' has 2 tiles marked '@' or '*', not one`).""",
+         fix='make every row as long as the first and every layer as tall; mark one tile `@` or `*` in a pattern.'),
     Code('E0423', 'unknown region, geometry or thing in a board file',
          example="'watr' is not a region of this board (a member of 'ground')",
          meaning="""`'watr' is not a region of this board (a member of 'ground')`, `unknown
 geometry 'hexagon'`, `'regions: grund'` naming no symbol set, or a `things:`
-line naming neither an entry nor a kind. Regions are the members of the symbol
+line naming neither an entry nor a kind. Likewise a region in `blocked:` or
+`opaque:`, and a pattern's name that is not a member of the set `patterns:` names. Regions are the members of the symbol
 set `regions:` names, so a misspelt region in a map is caught like a
 misspelt name in a script.""",
          fix='use a member of the set (or add it to the set), one of the\ngeometries `square`, `square4`, `hex`, and an entry or kind of the pack.'),

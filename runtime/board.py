@@ -13,7 +13,10 @@ Geometry is a small pluggable concept: a class per kind of grid gives the neighb
 a position (in a fixed order, which decides every tie-break), the distance between two
 positions, whether two positions are in line, and the straight line between them.
 Positions are (x, y): the column and row a tile is drawn at in the map, row 0 at the top.
-Nothing here iterates a set or depends on hash order.
+On top of the geometry: facings (a direction's number), the front arc of a thing looking
+one way, patterns of tiles drawn in the board file and turned to a facing, and lines of
+sight, worked out exactly from the tiles' outlines. Nothing here iterates a set or
+depends on hash order.
 """
 from __future__ import annotations
 
@@ -22,12 +25,39 @@ from .builtins import ScriptFault, _items
 
 # ------------------------------------------------------------------ geometries
 class Geometry:
+    """A kind of grid. Besides positions (x, y) in the map, a geometry has *native*
+    coordinates, where a step in a direction adds the same vector everywhere (a square's
+    column and row; a hex's axial q, r): facings, patterns and sight lines are worked out
+    there. Directions double as facings: a thing faces one of them, and the next number
+    is the next direction round."""
     name = ""
-    directions: tuple = ()   # (dx, dy) steps to the neighbours, in their fixed order
+    directions: tuple = ()   # native steps to the neighbours, in their fixed order
+    # A tile's outline around its centre, in an affine frame where both are whole numbers
+    # (crossing a shape survives an affine map, so no square roots are needed): each edge as
+    # (corner, next corner, the direction of the neighbour across it), going round.
+    cell: tuple = ()
+    scale = 2                # native coordinates * scale = the tile's centre in that frame
+
+    def native(self, p: tuple) -> tuple:
+        return p
+
+    def position(self, n: tuple) -> tuple:
+        return n
 
     def step(self, x: int, y: int, direction: int) -> tuple:
-        dx, dy = self.directions[direction]
-        return x + dx, y + dy
+        q, r = self.native((x, y))
+        dq, dr = self.directions[direction]
+        return self.position((q + dq, r + dr))
+
+    def dot(self, u: tuple, v: tuple) -> int:
+        """A whole multiple of the Euclidean dot product of two native vectors."""
+        return u[0] * v[0] + u[1] * v[1]
+
+    def rotate(self, v: tuple) -> tuple:
+        """A native offset turned with a thing that turns one direction on: direction d's
+        step becomes direction d + 1's, distances are kept, and doing it once per direction
+        is the identity."""
+        raise NotImplementedError
 
     def neighbours(self, x: int, y: int) -> list:
         return [self.step(x, y, d) for d in range(len(self.directions))]
@@ -39,7 +69,8 @@ class Geometry:
         raise NotImplementedError
 
     def line(self, a: tuple, b: tuple) -> list:
-        """The positions a straight line from a's centre to b's passes, a excluded, b included."""
+        """One position per step along the straight line from a's centre to b's, a excluded,
+        b included (the line may also clip others: crossed() gives them all)."""
         raise NotImplementedError
 
     def render_row(self, y: int, glyphs: list) -> str:
@@ -52,11 +83,28 @@ def _round_half_up(num: int, den: int) -> int:
     return (2 * num + den) // (2 * den)
 
 
+def _square_cell(directions: tuple) -> tuple:
+    """A square's four edges (corners at the centre +-1), each with the number of the
+    direction across it: only the straight directions cross an edge."""
+    across = {(0, -1): ((-1, -1), (1, -1)), (1, 0): ((1, -1), (1, 1)),
+              (0, 1): ((1, 1), (-1, 1)), (-1, 0): ((-1, 1), (-1, -1))}
+    return tuple((*across[d], i) for i, d in enumerate(directions) if d in across)
+
+
 class SquareGrid(Geometry):
     """Squares with eight neighbours: a diagonal step is one step (chebyshev distance).
     The directions go round clockwise from up, so adding 1 to one turns by an eighth."""
     name = "square"
     directions = ((0, -1), (1, -1), (1, 0), (1, 1), (0, 1), (-1, 1), (-1, 0), (-1, -1))
+    cell = _square_cell(directions)
+
+    def rotate(self, v):
+        """An eighth of a turn keeps the ring of squares at chebyshev distance k around the
+        origin and moves each square k places clockwise along it."""
+        k = max(abs(v[0]), abs(v[1]))
+        if k == 0:
+            return v
+        return _ring_square(k, (_ring_place(k, v) + k) % (8 * k))
 
     def distance(self, a, b):
         return max(abs(a[0] - b[0]), abs(a[1] - b[1]))
@@ -75,12 +123,34 @@ class SquareGrid4(SquareGrid):
     """Squares with four neighbours: no diagonal steps (manhattan distance)."""
     name = "square4"
     directions = ((0, -1), (1, 0), (0, 1), (-1, 0))
+    cell = _square_cell(directions)
 
     def distance(self, a, b):
         return abs(a[0] - b[0]) + abs(a[1] - b[1])
 
     def in_line(self, a, b):
         return a[0] == b[0] or a[1] == b[1]
+
+    def rotate(self, v):
+        return -v[1], v[0]   # a quarter turn clockwise (row 0 is at the top)
+
+
+def _ring_place(k: int, v: tuple) -> int:
+    """Where a square at chebyshev distance k lies on its ring, counted clockwise from the
+    ring's top-left corner (0 to 8k - 1)."""
+    x, y = v
+    if y == -k and x < k:
+        return x + k
+    if x == k and y < k:
+        return 2 * k + y + k
+    if y == k and x > -k:
+        return 4 * k + k - x
+    return 6 * k + k - y
+
+
+def _ring_square(k: int, i: int) -> tuple:
+    side, along = divmod(i, 2 * k)
+    return ((-k + along, -k), (k, -k + along), (k - along, k), (-k, k - along))[side]
 
 
 # Cube coordinates (q, s, r) are nudged this many millionths off a line's end points, so a
@@ -99,6 +169,12 @@ class HexGrid(Geometry):
     # into the map's offset positions, where a diagonal step depends on the row's parity.
     directions = ((1, 0), (1, -1), (0, -1), (-1, 0), (-1, 1), (0, 1))
 
+    # The corners, in axial coordinates times 3, are the centroids of the hex and two
+    # neighbours: the edge between two corners borders the neighbour both touch.
+    cell = (((2, -1), (1, 1), 0), ((1, 1), (-1, 2), 5), ((-1, 2), (-2, 1), 4),
+            ((-2, 1), (-1, -1), 3), ((-1, -1), (1, -2), 2), ((1, -2), (2, -1), 1))
+    scale = 3
+
     @staticmethod
     def axial(p: tuple) -> tuple:
         x, y = p
@@ -108,10 +184,18 @@ class HexGrid(Geometry):
     def offset(q: int, r: int) -> tuple:
         return q + (r - (r & 1)) // 2, r
 
-    def step(self, x, y, direction):
-        q, r = self.axial((x, y))
-        dq, dr = self.directions[direction]
-        return self.offset(q + dq, r + dr)
+    native = axial
+
+    def position(self, n):
+        return self.offset(*n)
+
+    def dot(self, u, v):
+        # axial q, r are Euclidean (sqrt(3) (q + r/2), 3r/2): the product, times 2/3
+        return 2 * u[0] * v[0] + u[0] * v[1] + u[1] * v[0] + 2 * u[1] * v[1]
+
+    def rotate(self, v):
+        q, r = v  # cube (q, r, s) -> (-s, -q, -r): a sixth of a turn, east to north-east
+        return q + r, -q
 
     def distance(self, a, b):
         aq, ar = self.axial(a)
@@ -159,9 +243,9 @@ GEOMETRIES: dict = {g.name: g for g in (SquareGrid(), SquareGrid4(), HexGrid())}
 # ------------------------------------------------------------------ boards and tiles
 class Tile:
     """One tile of a board: interned (a board has one Tile per position), so == is identity."""
-    __slots__ = ("board", "index", "x", "y", "pos", "regions", "adjacent", "blocked", "glyph")
+    __slots__ = ("board", "index", "x", "y", "pos", "regions", "adjacent", "blocked", "opaque", "glyph")
 
-    def __init__(self, board, index, x, y, regions, blocked, glyph):
+    def __init__(self, board, index, x, y, regions, blocked, opaque, glyph):
         self.board = board
         self.index = index
         self.x = x
@@ -169,6 +253,7 @@ class Tile:
         self.pos = (x, y)          # what the geometry reads: made once, not at every question
         self.regions = regions     # tuple of region names, in the order the legend gives them
         self.blocked = blocked     # in a region the board says stops movement
+        self.opaque = opaque       # in a region the board says stops sight
         self.glyph = glyph         # how the map draws it
         self.adjacent = ()         # neighbouring tiles, in the geometry's direction order
 
@@ -185,9 +270,9 @@ class Board:
         self.geometry = GEOMETRIES[spec["geometry"]]
         self.width, self.height = spec["width"], spec["height"]
         self.thing_glyphs = spec["things"]
-        blocked = set(spec["blocked"])
+        blocked, opaque = set(spec["blocked"]), set(spec.get("opaque", ()))
         self.tiles = tuple(Tile(self, i, i % self.width, i // self.width, tuple(regions),
-                                any(r in blocked for r in regions), glyph)
+                                any(r in blocked for r in regions), any(r in opaque for r in regions), glyph)
                            for i, (regions, glyph) in enumerate(zip(spec["regions"], spec["glyphs"])))
         for t in self.tiles:
             t.adjacent = tuple(n for n in (self.at(x, y) for x, y in self.geometry.neighbours(t.x, t.y))
@@ -197,6 +282,9 @@ class Board:
             for r in t.regions:
                 self.regions.setdefault(r, []).append(t)
         self.regions = {r: tuple(ts) for r, ts in self.regions.items()}
+        # pattern -> its offsets turned to each facing (index = facing)
+        self.patterns = {name: rotations(self.geometry, [tuple(o) for o in offsets])
+                         for name, offsets in spec.get("patterns", {}).items()}
 
     def at(self, x: int, y: int):
         if 0 <= x < self.width and 0 <= y < self.height:
@@ -290,6 +378,188 @@ def line(a: Tile, b: Tile) -> tuple:
     _two_tiles(a, b)
     board = a.board
     return tuple(board.at(x, y) for x, y in board.geometry.line(a.pos, b.pos))
+
+
+# ------------------------------------------------------------------ facings and arcs
+# A facing is a direction's number: the direction a thing looks in (on a hex, across one
+# of its six edges). Facings are compared by angle, with the tiles' true shapes: the
+# native vectors' dot product (Geometry.dot) is a whole multiple of the Euclidean one.
+def _facing(geometry: Geometry, facing: int) -> tuple:
+    return geometry.directions[facing % len(geometry.directions)]
+
+
+def _vector(geometry: Geometry, a: Tile, b: Tile) -> tuple:
+    (aq, ar), (bq, br) = geometry.native(a.pos), geometry.native(b.pos)
+    return bq - aq, br - ar
+
+
+def turn(board: Board, facing: int, steps: int) -> int:
+    """The facing `steps` directions on round from `facing` (negative: back round)."""
+    return (facing + steps) % len(board.geometry.directions)
+
+
+def facing_toward(a: Tile, b: Tile) -> int:
+    """The facing nearest by angle to the straight line from a's centre to b's; exactly
+    between two (a hex's corner, a square4 diagonal) the lower-numbered one. -1 when b is a."""
+    _two_tiles(a, b)
+    if a is b:
+        return -1
+    geometry = a.board.geometry
+    v = _vector(geometry, a, b)
+    best, best_key = -1, None
+    for d, u in enumerate(geometry.directions):
+        # cos(angle) = dot / (|v| |u|): compare dot * |dot| / |u|^2 as exact fractions
+        dot, norm = geometry.dot(v, u), geometry.dot(u, u)
+        key = (dot * abs(dot), norm)
+        if best_key is None or key[0] * best_key[1] > best_key[0] * key[1]:
+            best, best_key = d, key
+    return best
+
+
+def in_front(t: Tile, facing: int, other: Tile) -> bool:
+    """Whether `other` is in the front arc of a thing on t looking in `facing`: the half of
+    the plane ahead of the line through t's centre at right angles to the facing, that line included
+    (on a hex: the line from t's centre to other's centre leaves through, or touches, one of
+    the three edges facing forward)."""
+    _two_tiles(t, other)
+    geometry = t.board.geometry
+    return t is not other and geometry.dot(_vector(geometry, t, other), _facing(geometry, facing)) >= 0
+
+
+def behind(t: Tile, facing: int, other: Tile) -> bool:
+    """Whether `other` is behind a thing on t looking in `facing`: not in its front arc."""
+    return t is not other and not in_front(t, facing, other)
+
+
+# ------------------------------------------------------------------ patterns
+def rotations(geometry: Geometry, offsets: list) -> tuple:
+    """A pattern's native offsets as drawn (for facing 0), turned to each facing in turn."""
+    out = [tuple(offsets)]
+    for _ in range(len(geometry.directions) - 1):
+        out.append(tuple(geometry.rotate(o) for o in out[-1]))
+    return tuple(out)
+
+
+def pattern_tiles(t: Tile, facing: int, name: str) -> tuple:
+    """The tiles a pattern of t's board covers from t, turned to a facing, in reading order;
+    parts off the board are left out."""
+    _tile_arg(t)
+    board, geometry = t.board, t.board.geometry
+    turned = board.patterns.get(name)
+    if turned is None:
+        known = ", ".join(board.patterns) or "none"
+        raise ScriptFault(f"board '{board.name}' has no pattern '{name}' (its patterns: {known})")
+    q, r = geometry.native(t.pos)
+    found = set()
+    for dq, dr in turned[facing % len(turned)]:
+        there = board.at(*geometry.position((q + dq, r + dr)))
+        if there is not None:
+            found.add(there.index)
+    return tuple(board.tiles[i] for i in sorted(found))
+
+
+# ------------------------------------------------------------------ sight
+# A sight line runs from a tile's centre to another's. Where it runs along an edge or
+# through a corner it only touches ("skims") the tiles there, so it is looked at as two
+# lines shifted an infinitely small way to either side: each crosses definite tiles, and
+# sight holds when either is clear. Shifting by an infinitesimal is worked out exactly: a
+# corner exactly on the line counts as lying on the side away from the shift.
+def _outline(geometry: Geometry) -> tuple:
+    """(corners, edges as (corner index, next corner index, direction), direction -> the
+    direction back) of a geometry's tiles: made once per geometry."""
+    found = _OUTLINES.get(geometry.name)
+    if found is None:
+        corners = tuple(v for v, _, _ in geometry.cell)
+        edges = tuple((i, (i + 1) % len(corners), d) for i, (_, _, d) in enumerate(geometry.cell))
+        back = {d: e for _, _, d in geometry.cell for _, _, e in geometry.cell
+                if geometry.directions[e] == tuple(-x for x in geometry.directions[d])}
+        found = _OUTLINES[geometry.name] = (corners, edges, back)
+    return found
+
+
+_OUTLINES: dict = {}
+
+
+def crossed(geometry: Geometry, a: tuple, b: tuple, shift: int) -> list:
+    """The positions the line from a's centre to b's, shifted to one side (1: to its right
+    as the map is drawn, -1: to its left), passes through: a excluded, b included, in
+    order, on an unbounded grid."""
+    return _walk(geometry, a, b, shift)[0]
+
+
+def _walk(geometry: Geometry, a: tuple, b: tuple, shift: int) -> tuple:
+    """(crossed(...), whether the unshifted line touches a corner: if not, both shifts
+    cross the same tiles)."""
+    if a == b:
+        return [], False
+    corners, edges, back = _outline(geometry)
+    k = geometry.scale
+    here, goal = geometry.native(a), geometry.native(b)
+    ax, ay = here[0] * k, here[1] * k
+    dx, dy = goal[0] * k - ax, goal[1] * k - ay
+    out, came_from, touched = [], None, False
+    for _ in range(4 * geometry.distance(a, b) + 4):   # a line crosses a few tiles per step
+        cx, cy = here[0] * k - ax, here[1] * k - ay
+        f = [dx * (cy + vy) - dy * (cx + vx) for vx, vy in corners]   # which side of the line each corner is
+        touched = touched or 0 in f
+        side = [(v > 0) - (v < 0) if v else -shift for v in f]      # a corner on the line: away from the shift
+        exits = [(i, j, d) for i, j, d in edges if side[i] != side[j]]
+        if came_from is None:  # leaving a's centre: of the two crossings, the one ahead
+            exit_direction = next(d for i, j, d in exits if _ahead(corners[i], corners[j], f[i], f[j], dx, dy))
+        else:                  # a convex tile is crossed at two edges: out is not the way in
+            exit_direction = next(d for _, _, d in exits if d != came_from)
+        dq, dr = geometry.directions[exit_direction]
+        here = (here[0] + dq, here[1] + dr)
+        came_from = back[exit_direction]
+        out.append(geometry.position(here))
+        if here == goal:
+            return out, touched
+    raise AssertionError(f"the sight line from {a} to {b} lost its way")  # a bug, not bad input
+
+
+def _ahead(v: tuple, w: tuple, fv: int, fw: int, dx: int, dy: int) -> bool:
+    """Whether the line from the centre (0, 0) along (dx, dy) crosses the edge v-w ahead of
+    the centre: the crossing v + (w - v) fv / (fv - fw), projected on the line, in whole numbers."""
+    scaled = (dx * v[0] + dy * v[1]) * (fv - fw) + fv * (dx * (w[0] - v[0]) + dy * (w[1] - v[1]))
+    return (scaled > 0) == (fv - fw > 0)
+
+
+def sight_line(a: Tile, b: Tile, shift: int) -> tuple:
+    """The tiles of a's board the line from a to b, shifted to one side, passes through."""
+    _two_tiles(a, b)
+    if shift not in (1, -1):
+        raise ScriptFault(f"a sight line is shifted to side 1 (right) or -1 (left), not {shift}")
+    board = a.board
+    tiles = (board.at(*p) for p in crossed(board.geometry, a.pos, b.pos, shift))
+    return tuple(t for t in tiles if t is not None)
+
+
+def in_sight(world, a: Tile, b: Tile, blockers) -> bool:
+    """Whether a line from a's centre to b's, shifted either way, passes no tile between
+    them that is opaque (in a region the board says stops sight) or holds one of the things
+    given. Off the board nothing stops sight; the two ends never do. Symmetric."""
+    _two_tiles(a, b)
+    board = a.board
+    positions = world.positions
+    held = set()
+    for x in _items(blockers):
+        where = positions.get(x)
+        if where is not None and where.board is board:
+            held.add(where.index)
+    geometry = board.geometry
+    for shift in (1, -1):
+        line, touched = _walk(geometry, a.pos, b.pos, shift)
+        clear = True
+        for p in line:
+            t = board.at(*p)
+            if t is not None and t is not b and (t.opaque or t.index in held):
+                clear = False
+                break
+        if clear:
+            return True
+        if not touched:  # the line skims nothing: shifted the other way it crosses the same tiles
+            return False
+    return False
 
 
 def steps_from(start: Tile, budget=None, goal=None) -> dict:

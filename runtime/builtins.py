@@ -348,8 +348,9 @@ BUILTINS: tuple[Builtin, ...] = (
             lambda w, a, b: _board.direction_to(a, b),
             text='the direction from {0} to {1}'),
     Builtin("line", ("tile", "tile"), "list[tile]",
-            "The tiles a straight line from the first tile's centre to the second's passes through, "
-            "the first excluded, the second included.", "line(here, target)", lambda w, a, b: _board.line(a, b),
+            "One tile per step along the straight line from the first tile's centre to the second's "
+            "(the nearest at each step), the first excluded, the second included; sight_line gives every "
+            "tile the line crosses.", "line(here, target)", lambda w, a, b: _board.line(a, b),
             text='the tiles on the line from {0} to {1}'),
     Builtin("reachable_tiles", ("tile", "int"), "list[tile]",
             "The tiles a thing on a tile may end a move of at most n steps on: free and not blocked, "
@@ -392,6 +393,47 @@ BUILTINS: tuple[Builtin, ...] = (
             "The board drawn as text, one line per row: each tile's glyph, or that of the first thing on it.",
             "picture(arena)", lambda w, b: _board.picture(w, _board_named(w, b)),
             text='a picture of {0}'),
+    Builtin("facings", ("board",), "list[int]",
+            "Every facing of a board's geometry, in order: its directions' numbers (0 to 5 on hex, "
+            "0 to 7 on square, 0 to 3 on square4).", "facings(arena)",
+            lambda w, b: tuple(range(len(_board_named(w, b).geometry.directions))),
+            text='the facings of {0}'),
+    Builtin("turn_facing", ("board", "int", "int"), "int",
+            "A facing turned by a number of steps round (1 is the next direction, -1 the one before), "
+            "as one of the board's facings.", "turn_facing(arena, f, -1)",
+            lambda w, b, f, n: _board.turn(_board_named(w, b), f, n),
+            text='{1} turned {2} steps round on {0}'),
+    Builtin("facing_toward", ("tile", "tile"), "int",
+            "The facing nearest by angle to the line from the first tile's centre to the second's "
+            "(exactly between two: the lower number); -1 when they are the same tile.",
+            "facing_toward(here, target)", lambda w, a, b: _board.facing_toward(a, b),
+            text='the facing from {0} toward {1}'),
+    Builtin("in_front", ("tile", "int", "tile"), "bool",
+            "Whether the last tile is in the front arc of a thing on the first tile looking in a facing: "
+            "ahead of the line through its centre at right angles to the facing, or on that line.",
+            "in_front(tile_of(x), x.facing, there)", lambda w, t, f, o: _board.in_front(t, f, o),
+            text='{2} is in the front arc of {0} facing {1}'),
+    Builtin("behind", ("tile", "int", "tile"), "bool",
+            "Whether the last tile is behind a thing on the first tile looking in a facing: "
+            "not in its front arc (and not its own tile).",
+            "behind(tile_of(x), x.facing, there)", lambda w, t, f, o: _board.behind(t, f, o),
+            text='{2} is behind {0} facing {1}'),
+    Builtin("pattern_tiles", ("tile", "int", "str"), "list[tile]",
+            "The tiles a pattern drawn in the board file covers, seen from a tile and turned to a "
+            "facing, in reading order; parts off the board are left out.",
+            "pattern_tiles(tile_of(x), x.facing, cone)", lambda w, t, f, p: _board.pattern_tiles(t, f, p),
+            text='the tiles {2} covers from {0} facing {1}'),
+    Builtin("in_sight", ("tile", "tile", "coll[T]"), "bool",
+            "Whether a straight line from the first tile's centre to the second's, shifted a hair to "
+            "either side where it runs along an edge or through a corner, passes no tile between "
+            "them that is opaque or holds one of the things given.",
+            "in_sight(here, there, things_on(arena))", lambda w, a, b, xs: _board.in_sight(w, a, b, xs),
+            text='{1} can be seen from {0} past {2}'),
+    Builtin("sight_line", ("tile", "tile", "int"), "list[tile]",
+            "The tiles a straight line from the first tile's centre to the second's passes through, "
+            "shifted a hair to its right (1) or left (-1) as the map is drawn: the first tile excluded, the second included.",
+            "sight_line(here, there, 1)", lambda w, a, b, side: _board.sight_line(a, b, side),
+            text='the tiles the sight line from {0} to {1} passes, shifted to side {2}'),
 )
 
 BY_NAME: dict[str, Builtin] = {b.name: b for b in BUILTINS}

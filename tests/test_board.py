@@ -312,7 +312,7 @@ def test_every_move_on_a_board_is_in_the_match_log(prog, engine):
 def test_card_tests_place_things_and_ask_about_the_board(engine):
     from runebook.cli.cardtests import run_card_tests
     results, diags = run_card_tests([str(PACK)], engine=engine)
-    assert not diags and [r.ok for r in results] == [True], [r.failures for r in results]
+    assert not diags and len(results) == 5 and all(r.ok for r in results), [r.failures for r in results]
 
 
 def test_a_compiled_pack_keeps_its_boards(prog):
@@ -372,6 +372,48 @@ def test_bad_board_files_are_diagnosed_at_their_line_and_column(tmp_path, change
     code, line, col = expected
     assert program is None and (code, "arena.board", line, col) in diags, diags
     assert "E0301" not in [d[0] for d in diags]  # the broken board is still a name the scripts may use
+
+
+SHAPED = GOOD.replace("blocked: wall\n", "blocked: wall\nopaque: wall, camp\npatterns: shapes\n") + """
+pattern: ahead
+  . x .
+  . @ .
+
+pattern: wide
+  x . .
+  . * x
+"""
+SHAPES = RUNE.replace("symbols ground: wall, camp", "symbols ground: wall, camp\nsymbols shapes: ahead, wide, ring")
+
+
+def test_patterns_are_drawn_from_the_thing_facing_direction_0_and_opaque_regions_listed(tmp_path):
+    program, diags = diagnostics(tmp_path, SHAPED, rune=SHAPES)
+    assert diags == []
+    board = program.boards["arena"]
+    assert board["opaque"] == ["wall", "camp"]
+    assert board["patterns"] == {"ahead": [[0, -1]], "wide": [[-1, -1], [0, 0], [1, 0]]}
+
+
+def test_a_hex_pattern_reads_the_same_whichever_row_its_thing_is_drawn_on(tmp_path):
+    hexes = SHAPED.replace("geometry: square", "geometry: hex")
+    even = hexes.replace("pattern: wide\n  x . .\n  . * x\n", "pattern: wide\n  . @ x\n")
+    odd = hexes.replace("pattern: wide\n  x . .\n  . * x\n", "pattern: wide\n  . . .\n   . @ x\n")
+    got = [diagnostics(tmp_path / d, text, rune=SHAPES)[0].boards["arena"]["patterns"]["wide"] for d, text in
+           (("a", even), ("b", odd))]
+    assert got == [[[1, 0]], [[1, 0]]]                 # one step east, from either row
+
+
+@pytest.mark.parametrize("change, expected", [
+    (("  . x .\n", "  . o .\n"), ("E0421", 16, 5)),           # not a pattern glyph
+    (("  x . .\n", "  @ . .\n"), ("E0422", 19, 10)),          # two tiles mark the thing
+    (("pattern: ahead", "pattern: ahaed"), ("E0423", 15, 10)),  # not a member of the set
+    (("patterns: shapes\n", ""), ("E0420", 14, 1)),             # patterns drawn, none named
+    (("opaque: wall, camp", "opaque: wall, cmap"), ("E0423", 4, 15)),
+])
+def test_bad_patterns_and_opaque_regions_are_diagnosed(tmp_path, change, expected):
+    program, diags = diagnostics(tmp_path, SHAPED.replace(*change), rune=SHAPES)
+    code, line, col = expected
+    assert program is None and (code, "arena.board", line, col) in diags, diags
 
 
 def test_a_board_pattern_may_not_reach_outside_the_pack(tmp_path):

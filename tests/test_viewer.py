@@ -33,6 +33,7 @@ HEXES = {
         zone hand per player private
         var at: cell per thing = none
         var heat: int per thing = 0
+        var heading: int per thing = 0
         var total: int per player = 0
         proc play() {
           for c in all cell {
@@ -47,6 +48,7 @@ HEXES = {
             let t = create pawn in pawns of p
             let where = choose step from all cell for p
             t.at = where
+            t.heading = 3 * (p.seat - 1)
             p.total += 1
           }
         }
@@ -62,7 +64,7 @@ HEXES = {
           spaces: cells
           positions: {north: [0, 0], middle: [1, 1], south: [0, 2]}
           counters: [{var: heat, glyph: "*"}]
-          pieces: [{zone: pawns, at: at, glyph: "P"}]
+          pieces: [{zone: pawns, at: at, glyph: "P", facing: heading}]
     """,
 }
 
@@ -298,6 +300,12 @@ def test_a_hex_board_and_a_seats_view_in_a_browser(page, tmp_path):
     assert page.locator("#board svg polygon").count() == 3  # hexes, not squares
     assert page.locator("#board svg .piece").count() == 2
     assert page.locator("#board svg text", has_text="*1").count() == 3
+    pointers = page.locator("#board svg .facing")   # Player 1's pawn faces east, Player 2's west
+    assert pointers.count() == 2
+    ends = sorted((float(pointers.nth(i).get_attribute("x2")) - float(pointers.nth(i).get_attribute("x1")),
+                   float(pointers.nth(i).get_attribute("y2")) - float(pointers.nth(i).get_attribute("y1")))
+                  for i in range(2))
+    assert [(round(dx), round(dy)) for dx, dy in ends] == [(-14, 0), (14, 0)]
     assert "cells (3): North (heat 1), Middle (heat 1), South (heat 1)" in page.text_content("#zones")
     zones = page.text_content("#zones")
     assert "hand of Player 1 (2): 2 hidden" in zones and "hand of Player 2 (2): Jewel, Pearl" in zones
