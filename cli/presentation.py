@@ -1,7 +1,7 @@
 """How a pack asks to be shown to people: its view.yaml, and decisions put into words.
 
 view.yaml is content (docs/viewer.md): the unit of the score, a phrase per action or
-choice tag ("collects mana in {l}"), which thing variable names a thing's player, and
+choice tag ("collects coins in {l}"), which thing variable names a thing's player, and
 how to draw the board. Nothing here knows a game: phrases fill holes with the
 names of the values chosen, and English forms come from runtime/text.py.
 """
