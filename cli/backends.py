@@ -40,7 +40,7 @@ def batches(store, setups: list, seeds: range, size: int) -> Iterator[tuple]:
 
 
 def count_missing(store, setups: list, seeds: range) -> int:
-    return sum(sum(1 for _ in store.missing_seeds(setup_id, seeds)) for setup_id, _ in setups)
+    return sum(len(seeds) - store.stored_count(setup_id, seeds) for setup_id, _ in setups)
 
 
 def play(store, run_id: int, program, engine: str, setups: list, seeds: range, *, backend: str = "local",

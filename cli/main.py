@@ -342,6 +342,13 @@ def balance(
 
 
 # ---------------------------------------------------------------- entry point
+def _unreported_interrupt(stop: SystemExit) -> bool:
+    """Whether typer turned a Ctrl-C no command handled into a silent exit 130 (newer typer
+    versions do; older ones let the KeyboardInterrupt through to main)."""
+    exit_ = stop.__context__
+    return exit_ is not None and isinstance(exit_.__cause__, KeyboardInterrupt)
+
+
 def main(argv: Optional[list[str]] = None) -> None:
     """Console script: anything unexpected is a bug, reported in one line (exit 70).
 
@@ -352,6 +359,10 @@ def main(argv: Optional[list[str]] = None) -> None:
     except KeyboardInterrupt:  # Ctrl-C where no command handles it: no traceback either
         print("interrupted", file=sys.stderr)
         sys.exit(130)
+    except SystemExit as stop:
+        if _unreported_interrupt(stop):
+            print("interrupted", file=sys.stderr)
+        raise
     except Exception as err:  # noqa: BLE001 - the last line of defence, by design
         if os.environ.get("RUNEBOOK_DEBUG"):
             raise  # developers want the traceback

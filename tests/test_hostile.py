@@ -297,30 +297,48 @@ def test_a_partial_log_that_was_changed_still_diverges(tmp_path, cache):
     assert rc == 1 and "E0604" in err
 
 
-def _interrupt(args: list, cache: Path, after: float, stdin=None):
+def _interrupt(args: list, cache: Path, ready: str, on: str = "stdout", times: int = 1, stdin=None):
+    """Run a command, press Ctrl-C once `ready` has shown `times` times on its stdout or stderr
+    (a sign the command reached the state under test, however loaded the machine), and
+    return (exit code, stdout, stderr)."""
     import signal
+    import threading
     import time
     env = dict(os.environ, RUNEBOOK_CACHE=str(cache))
-    proc = subprocess.Popen([sys.executable, "-m", "runebook.cli.main", *map(str, args)], env=env, text=True,
+    proc = subprocess.Popen([sys.executable, "-m", "runebook.cli.main", *map(str, args)], env=env,
                             stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    seen = {"stdout": bytearray(), "stderr": bytearray()}
+
+    def collect(name: str, stream) -> None:
+        while chunk := os.read(stream.fileno(), 4096):
+            seen[name].extend(chunk)
+
+    readers = [threading.Thread(target=collect, args=(name, getattr(proc, name)), daemon=True) for name in seen]
+    for reader in readers:
+        reader.start()
     if stdin is not None:
-        proc.stdin.write(stdin)
+        proc.stdin.write(stdin.encode())
         proc.stdin.flush()
-    time.sleep(after)
+    deadline = time.monotonic() + 6 * LIMIT  # start-up on a loaded machine can be slow: not a hang
+    while seen[on].count(ready.encode()) < times and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert proc.poll() is None, f"the command ended before {ready!r} showed: {bytes(seen['stderr'])[-500:]!r}"
     proc.send_signal(signal.SIGINT)
     try:
-        out, err = proc.communicate(timeout=LIMIT)
+        proc.wait(timeout=LIMIT)
+        for reader in readers:
+            reader.join(timeout=LIMIT)
     finally:
         proc.kill()
-    return proc.returncode, out, err
+    return proc.returncode, seen["stdout"].decode(), seen["stderr"].decode()
 
 
 def test_ctrl_c_in_a_human_game_keeps_a_partial_log(tmp_path, cache):
     log = tmp_path / "game.jsonl"
     runebook("validate", "dungeon_roll", cache=cache)  # warm the cache: the interrupt lands at the prompt
     rc, out, err = _interrupt(["play", "dungeon_roll", "--agents", "human", "--seed", "5", "--log", log],
-                              cache, 2.0, stdin="1\n2\n")
+                              cache, ready="choose ", times=3, stdin="1\n2\n")
     assert rc == 130 and "interrupted" in err and "Traceback" not in err and "partial log" in err
     rc, out, _ = runebook("replay", log, cache=cache)
     assert rc == 0 and "partial log" in out and "2 decisions" in out
@@ -331,7 +349,7 @@ def test_ctrl_c_during_simulate_reports_what_it_finished(cache, workers):
     import json
     runebook("validate", "dungeon_roll", cache=cache)
     rc, out, err = _interrupt(["simulate", "dungeon_roll", "--games", "10000000", "--workers", workers, "--json"],
-                              cache, 2.5)
+                              cache, ready=" matches, ", on="stderr")
     assert rc == 130 and "Traceback" not in err, err
     report = json.loads(out)
     assert report["interrupted"] is True and 0 < report["games"] < 10_000_000
