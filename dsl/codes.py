@@ -46,7 +46,23 @@ FAMILIES = {f.prefix: f for f in (
            "pack as a whole is incomplete or contradicts itself."),
     Family("E05", "runtime", "while a match runs",
            "Runtime diagnostics name the script (`proc spin`, `fn ratio`, `action swap`,\n"
-           "`on hit#2`) and the source line that was running. A failure while making a\n"
+           "`handler on hit of shield`) and the place (`file:line:col`) that was running, and\n"
+           "show the chain of scripts that led there, innermost last, each with its place:\n"
+           "\n"
+           "```\n"
+           "error[E0502]: division by zero (in fn ratio)\n"
+           "  --> my_pack/rules.rune:40:3\n"
+           "  = note: the scripts that were running, innermost last:\n"
+           "      proc play                    my_pack/rules.rune:12:5\n"
+           "      action strike                my_pack/rules.rune:20:3\n"
+           "      handler on hit of shield     my_pack/items.rune:8:5\n"
+           "      fn ratio                     my_pack/rules.rune:40:3\n"
+           "```\n"
+           "\n"
+           "A function small enough to be compiled into its caller still shows as a frame of\n"
+           "its own. Both engines give the same chain; `--format json` (and `play --json`)\n"
+           "gives it as the diagnostic's `trace`. The column is the first statement of the\n"
+           "line. A failure while making a\n"
            "narration line (in a `log` text's holes, in `log in proc …`) ends nothing: the\n"
            "narration shows `[narration failed: MESSAGE (FILE:LINE, CODE)]` instead of the\n"
            "line and the match goes on as an unrecorded one would; `runebook test` fails\n"
@@ -454,11 +470,15 @@ must be asked somewhere with `choose NAME from ...`, and a tunable field must be
 whole-number field of a kind (`KIND.FIELD`) or of one entry (`ENTRY.FIELD`).""",
          fix="name what the pack declares, as the hint suggests; write the smaller bound as `min`."),
     Code("E0501", "step budget exhausted",
-         example="the step budget ran out: a loop or recursion did not end (in proc spin)",
-         meaning="""`the step budget ran out: a loop or recursion did not end (in proc spin)` —
+         example="the step budget ran out: this 'while' loop did not end (in proc spin)",
+         meaning="""`the step budget ran out: this 'while' loop did not end (in proc spin)` —
 every turn of a loop and every call spends one step; a whole match has
-5,000,000, and each `score`, `title` or rating call 200,000. The line is the
-loop's own line.""",
+5,000,000, and each `score`, `title` or rating call 200,000. The position is the
+loop that did not end and the message says its kind (`while`, `repeat`, `for`),
+whichever script spent the last step: of the loops still running (in any script
+of the call chain), the innermost `while` is blamed, since `repeat` and `for`
+always end; without one, the innermost loop. With no loop running, a recursion
+did not end: `a loop or recursion did not end`, at the last call.""",
          fix="""make sure every `while` condition eventually becomes false; prefer
 `for x in LIST` and `repeat N`, which always end."""),
     Code("E0502", "a script did something impossible",

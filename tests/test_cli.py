@@ -263,6 +263,43 @@ def test_script_error_is_shown_as_a_diagnostic(tmp_path):
     assert "5 / zero rounded down" in result.output and "Traceback" not in result.output
 
 
+# play() -> proc hit -> handler on struck -> fn halve, which divides by zero
+CHAINED = {"main.rune": """\
+    event struck(by: int)
+    proc play() {
+      hit(0)
+    }
+    proc hit(n: int) {
+      let e = emit struck(by: n)
+    }
+    on struck {
+      let h = halve(event.by)
+    }
+    fn halve(d: int) -> int {
+      let ten = 10
+      return ten / d rounded down
+    }
+    fn score(p: player) -> int {
+      return 0
+    }
+"""}
+CHAIN = [("proc play", 3, 3), ("proc hit", 6, 3), ("handler on struck", 9, 3), ("fn halve", 13, 3)]
+
+
+def test_a_script_error_shows_its_call_chain_in_the_terminal_and_as_json(tmp_path):
+    pack = write_pack(tmp_path / "chained", CHAINED)
+    for engine in ("fast", "interp"):
+        text = run("play", pack, "--seed", "1", "--engine", engine)
+        assert text.exit_code == 1 and "innermost last" in text.output
+        shown = [line.split() for line in text.output.splitlines() if "chained/main.rune:" in line][1:]
+        assert [(" ".join(parts[:-1]), parts[-1]) for parts in shown] == [
+            (label, f"chained/main.rune:{line}:{col}") for label, line, col in CHAIN]
+        data = json.loads(run("play", pack, "--seed", "1", "--engine", engine, "--json").stdout)
+        d = data["diagnostics"][0]
+        assert d["code"] == "E0502" and (d["span"]["line"], d["span"]["col"]) == (13, 3)
+        assert [(t["frame"], t["line"], t["col"]) for t in d["trace"]] == CHAIN
+
+
 def test_content_error_on_play_exits_1(broken):
     result = run("play", broken, "--seed", "1")
     assert result.exit_code == 1 and "error[E0310]" in result.output
