@@ -142,8 +142,9 @@ def _trace(trace: tuple, out: Out) -> None:
 MAX_TRACE = 12
 
 
-def diagnostics_json(diags: list, **extra) -> str:
-    ok = not any(d.severity == "error" for d in diags)
+def diagnostics_json(diags: list, ok: Optional[bool] = None, **extra) -> str:
+    """{"ok", "diagnostics", ...}; ok defaults to "no errors" (validate --strict says otherwise)."""
+    ok = not any(d.severity == "error" for d in diags) if ok is None else ok
     return json.dumps({"ok": ok, "diagnostics": [d.to_json() for d in diags], **extra}, indent=2)
 
 

@@ -25,6 +25,7 @@ from .stackcheck import verify as verify_stack
 from .symbols import Symbols
 from .expressions import Expressions, a_type
 from .inlining import Inlining, names_in
+from .lints import check_branches
 from .types import ANY, INT, NONE, PLAYER, STR, THING, TILE, ZONE, Type, TypeSpace, list_of
 
 __all__ = ["FunctionCompiler", "a_type", "names_in"]
@@ -267,6 +268,7 @@ class FunctionCompiler(Expressions, Inlining):
         return None
 
     def s_If(self, s: A.If):
+        check_branches(s, self._constant, self.diags)
         ends = []
         all_leave = True
         for cond, body in s.branches:

@@ -145,6 +145,48 @@ def test_validate_json(broken):
     assert ok["ok"] is True
 
 
+# Compiles, but its lints warn: a branch that can never run, a variable nothing reads.
+LINTED = {"main.rune": """\
+    var unread: int = 0
+    proc play() {
+      if false {
+        unread = 1
+      }
+    }
+    fn score(p: player) -> int {
+      return 0
+    }
+"""}
+
+
+def test_warnings_print_with_place_code_and_hint_and_fail_only_with_strict(tmp_path):
+    pack = write_pack(tmp_path / "linted", LINTED)
+    result = run("validate", pack)
+    assert result.exit_code == 0, result.output
+    out = result.output
+    assert "warning[W0342]: this branch can never run: its condition is always false" in out
+    assert "  --> linted/main.rune:3:6" in out and "warning[W0345]: no code reads the variable 'unread'" in out
+    assert "= help: remove it, or change the conditions" in out
+    assert out.rstrip().endswith("linted: ok (2 warnings)")
+    strict = run("validate", pack, "--strict")
+    assert strict.exit_code == 1 and strict.output.rstrip().endswith("linted: 2 warnings (--strict)")
+    data = json.loads(run("validate", pack, "--format", "json").stdout)
+    assert data["ok"] is True and [d["code"] for d in data["diagnostics"]] == ["W0342", "W0345"]
+    assert all(d["severity"] == "warning" and d["hint"] and d["span"]["line"] for d in data["diagnostics"])
+    strict_json = run("validate", pack, "--format", "json", "--strict")
+    assert strict_json.exit_code == 1 and json.loads(strict_json.stdout)["ok"] is False
+
+
+def test_the_shipped_packs_pass_strict_validation():
+    """No lint finds anything in the shipped packs: the findings were fixed in the content,
+    and a lint that cried wolf there would be made more precise."""
+    from runebook.compiler.pack import builtin_packs
+    names = builtin_packs()
+    result = run("validate", "--strict", *names)
+    assert result.exit_code == 0, result.output
+    assert "warning" not in result.output and len(names) >= 3
+
+
 def test_validate_unknown_pack_is_a_content_error():
     result = run("validate", "no_such_pack_here")
     assert result.exit_code == 1
