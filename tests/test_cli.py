@@ -561,6 +561,8 @@ def test_a_step_shared_by_scenarios_reports_each_ones_line(tiny):
         assert [s["failures"] for s in report["scenarios"]] == [
             ["script error: division by zero (in card test do, tiny/cards.yaml:6)"],
             ["script error: division by zero (in card test do, tiny/cards.yaml:13)"]], engine
+        assert [s["trace"] for s in report["scenarios"]] == [  # the chain: here, the step alone
+            [{"frame": "card test do", "file": "tiny/cards.yaml", "line": line, "col": 7}] for line in (6, 13)]
 
 
 def test_a_failing_log_line_fails_its_scenario(tiny):
