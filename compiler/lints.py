@@ -144,6 +144,19 @@ def _everything(values: tuple) -> bool:
     return values == EVERYTHING or values == ("ints", ((-INF, INF),))
 
 
+_MAY_ACT = (A.Call, A.MethodCall, A.Emit, A.Act, A.Choose, A.Create)
+
+
+def _may_act(node) -> bool:
+    """Whether evaluating an expression may run code that changes the game (a call, an
+    emitted event's handlers, a decision): what an earlier condition read may differ then."""
+    if isinstance(node, _MAY_ACT):
+        return True
+    if isinstance(node, (list, tuple)):
+        return any(_may_act(item) for item in node)
+    return is_dataclass(node) and any(_may_act(getattr(node, f.name)) for f in fields(node) if f.name != "span")
+
+
 def dead_branches(s: A.If, constant) -> list:
     """(span, why) of each branch of an `if` that can never run."""
     out = []
@@ -153,6 +166,9 @@ def dead_branches(s: A.If, constant) -> list:
         read = condition_set(cond, constant)
         if always:
             out.append((cond.span, "an earlier condition of this 'if' always holds"))
+            continue
+        if _may_act(cond):
+            taken.clear()  # the subjects read so far may have changed
             continue
         if read is not None:
             subject, values = read

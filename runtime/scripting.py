@@ -60,16 +60,16 @@ class ScriptError(Exception):
         return Diagnostic(self.code, f"{self.message} (in {frame_label(self.function)})",
                           Span(self.file, self.line, self.col, self.line, self.col), self.hint, trace=trace)
 
-    def chain_text(self) -> str:
-        """The call chain, one frame a line, innermost last (card tests print it)."""
-        return "\n".join(f"{label} at {file}:{line}:{col}" for label, file, line, col in self.chain)
-
 
 def frame_label(name: str) -> str:
-    """A compiled function's name in content terms: `proc spin`, `fn ratio`, `action swap`,
-    `handler on hit of ENTRY`, `handler on hit`, `rate swap (policy)`, `FIELD of ENTRY`."""
+    """A compiled function's name (bodies.py names them) in content terms: `proc spin`,
+    `fn ratio`, `action swap`, `options of action swap` (its parameters' domains and
+    requirements), `handler on hit of ENTRY`, `handler on hit`, `rate swap (policy)`,
+    `FIELD of ENTRY`, `log line in proc spin`, `card test do`."""
     if name.startswith("on "):
         return "handler " + name.split("#")[0]
+    if name.startswith("options "):
+        return "options of action " + name[len("options "):]
     if name.startswith("log in "):
         return "log line in " + frame_label(name[len("log in "):])
     return name
