@@ -286,6 +286,8 @@ def unused_declarations(own: list, modules: list, syms, texts: Iterable[str], en
             continue
         diags.append(Diagnostic("W0345", f"no code reads the {what} '{name}'", span,
                                 _UNUSED_HINTS[what.split()[0]], "warning"))
+
+
 _UNUSED_HINTS = {
     "member": "use it, or remove it from the set (a member nothing names is never a value)",
     "symbol": "use it, or remove it from the declaration",

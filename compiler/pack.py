@@ -392,13 +392,14 @@ def _lint(pack: PackSource, modules: list, syms, diags: list) -> None:
     included = [(pack.root / inc).resolve() for inc in pack.manifest.get("include", [])]
     own = {display for display, path in pack.sources
            if path.resolve().is_relative_to(here) and not any(path.resolve().is_relative_to(i) for i in included)}
+    from runebook.dsl.yaml_load import MAX_YAML_BYTES
     others = [pack.root / MANIFEST, pack.root / "view.yaml", *pack.tests, *(path for _, path in pack.boards)]
     texts = []
     for path in others:
         try:
-            texts.append(pack.read_bytes(path).decode("utf-8", errors="replace"))
-        except OSError:
-            continue  # a missing view.yaml; an unreadable file is reported where it is read
+            texts.append(read_text(path, path.name, MAX_YAML_BYTES, pack.overlay))
+        except (ContentError, OSError):
+            continue  # a missing view.yaml; a file too large or unreadable is reported where it is read
     unused_declarations([m for m in modules if m.file in own], modules, syms, texts, CONTRACT, diags)
 
 

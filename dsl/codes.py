@@ -46,7 +46,7 @@ FAMILIES = {f.prefix: f for f in (
            "pack as a whole is incomplete or contradicts itself."),
     Family("E05", "runtime", "while a match runs",
            "Runtime diagnostics name the script (`proc spin`, `fn ratio`, `action swap`,\n"
-           "`handler on hit of shield`) and the place (`file:line:col`) that was running, and\n"
+           "`handler on moved of marker`) and the place (`file:line:col`) that was running, and\n"
            "show the chain of scripts that led there, innermost last, each with its place:\n"
            "\n"
            "```\n"
@@ -54,8 +54,8 @@ FAMILIES = {f.prefix: f for f in (
            "  --> my_pack/rules.rune:40:3\n"
            "  = note: the scripts that were running, innermost last:\n"
            "      proc play                    my_pack/rules.rune:12:5\n"
-           "      action strike                my_pack/rules.rune:20:3\n"
-           "      handler on hit of shield     my_pack/items.rune:8:5\n"
+           "      action swap                  my_pack/rules.rune:20:3\n"
+           "      handler on moved of marker   my_pack/markers.rune:8:5\n"
            "      fn ratio                     my_pack/rules.rune:40:3\n"
            "```\n"
            "\n"
@@ -559,9 +559,9 @@ pack-wide lints, W0343 to W0345, wait for a pack without errors), and this note,
 `... every case of its condition is taken by an earlier branch` (`if n > 3 {...} elif n > 5 {...}`:
 the first that holds wins, so nothing above 5 reaches the `elif`),
 `... an earlier condition of this 'if' always holds` (after `if true`), and, at an
-`else`, `... the conditions above it cover every case` (`if p.mood == calm {...} elif
-p.mood != calm {...} else {...}`). Decided from constants only: conditions comparing
-one name or field (`n`, `p.mood`, `event.amount`) with a literal, a symbol or an entry,
+`else`, `... the conditions above it cover every case` (`if p.state == idle {...} elif
+p.state != idle {...} else {...}`). Decided from constants only: conditions comparing
+one name or field (`n`, `p.state`, `event.amount`) with a literal, a symbol or an entry,
 `not` of those, and `true`/`false`; a condition with a call or `and`/`or` is never
 judged.""",
          fix="""remove the branch, or change the conditions: test the narrower case first
@@ -584,7 +584,7 @@ fine: its record is still read.)""",
     Code("W0345", "a declared name nothing reads",
          example="no code reads the variable 'tally'",
          meaning="""`no code reads the variable 'tally'`, `... the fn 'bonus'`, `... the proc
-'reset'`, `... the member of 'stance' 'asleep'`, `... the symbol 'forgotten'` —
+'reset'`, `... the member of 'colour' 'green'`, `... the symbol 'forgotten'` —
 declared, but no script reads it: a variable only ever written (`tally = 1`,
 `p.tally += 1`) changes nothing, and a member no script names is never a value.
 A name counts as read wherever code names it (a call, a field, a value, `all SET`
