@@ -28,6 +28,7 @@ class ScenarioResult:
     ok: bool
     failures: list = field(default_factory=list)
     narration: list = field(default_factory=list)
+    trace: list = field(default_factory=list)  # a script error's call chain, innermost last
 
 
 # ---------------------------------------------------------------- locating tests
@@ -240,6 +241,8 @@ def _run_scenario(suite: _Suite, scenario: _Scenario, engine: str) -> ScenarioRe
     except ScriptError as err:
         if not expected_error or expected_error not in err.message:
             result.failures.append(f"script error: {err.message} (in {err.function}, {err.file}:{err.line})")
+            result.trace = [{"frame": label, "file": file, "line": line, "col": col}
+                            for label, file, line, col in err.chain]
     except AgentError as err:
         result.failures.append(f"decisions: {err}")
     if agent.used < len(agent.answers):
@@ -307,6 +310,8 @@ def run_and_report(targets: list[str], fmt: str = "text", engine: str = "fast") 
                 print(f"       rule: {r.rule}")
                 for f in r.failures:
                     print(f"       {f}")
+                for frame in r.trace:  # innermost last
+                    print(f"         at {frame['frame']} ({frame['file']}:{frame['line']}:{frame['col']})")
                 for text in r.narration[-8:]:
                     print(f"       | {text}")
         print(f"{passed} passed, {failed} failed")

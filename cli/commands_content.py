@@ -36,7 +36,7 @@ def packs() -> None:
 
 
 # ---------------------------------------------------------------- validate
-def validate(targets: list[str], fmt: str) -> None:
+def validate(targets: list[str], fmt: str, strict: bool = False) -> None:
     from runebook.compiler.pack import check_pack
     from .presentation import read_view
 
@@ -49,7 +49,7 @@ def validate(targets: list[str], fmt: str) -> None:
             diags = diags + read_view(pack.root, program)[1] + _card_test_diagnostics(pack, program, syms, types)
         name = pack.name if pack is not None else target
         errors, warnings = count(diags, "error"), count(diags, "warning")
-        ok = program is not None and errors == 0
+        ok = program is not None and errors == 0 and not (strict and warnings)
         failed |= not ok
         everything.extend(diags)
         summary.append({"pack": name, "ok": ok, "errors": errors, "warnings": warnings})
@@ -57,7 +57,7 @@ def validate(targets: list[str], fmt: str) -> None:
             render_diagnostics(diags, pack_base(target), out)
             out.line(_summary_line(name, ok, errors, warnings), "bold" if ok else "error")
     if fmt == "json":
-        print(diagnostics_json(everything, packs=summary))
+        print(diagnostics_json(everything, packs=summary, ok=not failed))
     if failed:
         raise typer.Exit(CONTENT)
 
@@ -84,6 +84,8 @@ def _card_test_diagnostics(pack, program, syms, types) -> list:
 def _summary_line(name: str, ok: bool, errors: int, warnings: int) -> str:
     if ok:
         return f"{name}: ok ({plural(warnings, 'warning')})" if warnings else f"{name}: ok"
+    if not errors:  # failed on warnings alone: --strict
+        return f"{name}: {plural(warnings, 'warning')} (--strict)"
     text = f"{name}: {plural(errors, 'error')}"
     return text + (f", {plural(warnings, 'warning')}" if warnings else "")
 

@@ -8,9 +8,9 @@ from typing import Optional
 
 import typer
 
-from .errors import INTERRUPTED, load_program, script_error, usage_error
+from .errors import CONTENT, INTERRUPTED, load_program, script_error, usage_error
 from .matchsetup import agent_specs, build_agents, options_for, players_for
-from .render import Out
+from .render import Out, diagnostics_json
 
 
 def play(target: str, agents: str, players: Optional[int], seed: Optional[int], option_flags: list[str],
@@ -60,6 +60,9 @@ def play(target: str, agents: str, players: Optional[int], seed: Optional[int], 
         result = match.run()
     except ScriptError as err:
         _close_partial(writer)
+        if as_json:  # stdout carries one JSON object: the diagnostic, with its call chain
+            print(diagnostics_json([err.diagnostic()]))
+            raise typer.Exit(CONTENT) from None
         script_error(err, target)
     except EndOfInput as err:
         _close_partial(writer)

@@ -98,10 +98,11 @@ def packs() -> None:
 def validate(
     targets: Annotated[list[str], typer.Argument(metavar="PACK", help="Packs to check: built-in names or folders.")],
     fmt: FormatOpt = Format.text,
+    strict: Annotated[bool, typer.Option("--strict", help="Fail on warnings too (lints, W03xx).")] = False,
 ) -> None:
-    """Compile packs and report every diagnostic (exit 1 if any is an error)."""
+    """Compile packs and report every diagnostic (exit 1 if any is an error, or with --strict a warning)."""
     from .commands_content import validate as run
-    run(targets, fmt.value)
+    run(targets, fmt.value, strict)
 
 
 @app.command("compile")

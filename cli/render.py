@@ -105,6 +105,8 @@ def render_one(d, sources: SourceLines, out: Out) -> None:
         text = sources.line(span.file, span.line)
         if text is not None:
             _snippet(span, text, d.severity, out)
+    if d.trace:
+        _trace(d.trace, out)
     if d.hint:
         out.parts(("  = ", "gutter"), ("help: ", "help"), (d.hint, None))
 
@@ -121,8 +123,28 @@ def _snippet(span, text: str, severity: str, out: Out) -> None:
     out.parts((f" {pad} | ", "gutter"), (lead + "^" * width, severity))
 
 
-def diagnostics_json(diags: list, **extra) -> str:
-    ok = not any(d.severity == "error" for d in diags)
+def _trace(trace: tuple, out: Out) -> None:
+    """A runtime error's script call chain, innermost last, as a traceback reads."""
+    out.parts(("  = ", "gutter"), ("note: ", "note"), ("the scripts that were running, innermost last:", None))
+    width = max(len(label) for label, _ in trace)
+    shown = list(trace)
+    if len(shown) > MAX_TRACE:  # a runaway recursion: its start and where it gave up
+        left_out = len(shown) - MAX_TRACE
+        shown = shown[:MAX_TRACE // 3] + [None] + shown[-(MAX_TRACE - MAX_TRACE // 3):]
+    for frame in shown:
+        if frame is None:
+            out.line(f"      ... {left_out} more ...", "dim")
+            continue
+        label, span = frame
+        out.parts(("      ", None), (f"{label:<{width}}", "bold"), (f"  {span}", None))
+
+
+MAX_TRACE = 12
+
+
+def diagnostics_json(diags: list, ok: Optional[bool] = None, **extra) -> str:
+    """{"ok", "diagnostics", ...}; ok defaults to "no errors" (validate --strict says otherwise)."""
+    ok = not any(d.severity == "error" for d in diags) if ok is None else ok
     return json.dumps({"ok": ok, "diagnostics": [d.to_json() for d in diags], **extra}, indent=2)
 
 

@@ -31,7 +31,7 @@ def play_batch(task: tuple) -> tuple:
     """(setup id, [(seed, scores, winners, titles, decisions)], error) for a batch of seeds of
     one setup. The rows stop at the first failing game; error is then its fields, sent as plain
     values (ScriptError's constructor does not survive pickling): ("script", seed, code, message,
-    function, file, line, hint) or ("agent", seed, message)."""
+    function, file, line, hint, chain, col) or ("agent", seed, message)."""
     from runebook.runtime.agents import AgentError
     from runebook.runtime.match import Match
     from runebook.runtime.scripting import ScriptError
@@ -45,7 +45,8 @@ def play_batch(task: tuple) -> tuple:
             agents = setup_agents(program, setup, seed)
             result = Match(program, agents, seed, setup["options"], setup["players"], engine=engine).run()
         except ScriptError as err:
-            return setup_id, rows, ("script", seed, err.code, err.message, err.function, err.file, err.line, err.hint)
+            return setup_id, rows, ("script", seed, err.code, err.message, err.function, err.file, err.line, err.hint,
+                                    err.chain, err.col)
         except AgentError as err:
             return setup_id, rows, ("agent", seed, str(err))
         rows.append((seed, list(result.scores), list(result.winners), list(result.titles), result.decisions))

@@ -93,7 +93,7 @@ class BodyCompiler:
 
     def _new(self, name, span, **kw) -> FunctionCompiler:
         fc = FunctionCompiler(self.syms, self.types, self.diags, name, span.file, lift=self._lift, **kw)
-        fc.line = span.line
+        fc.at(span)
         return fc
 
     def _function(self, fn):
@@ -134,14 +134,14 @@ class BodyCompiler:
             by_level.setdefault(level, []).append(req)
         exits = []
         for req in by_level.get(-1, []):
-            fc.line = req.span.line
+            fc.at(req.span)
             exits.extend(fc.branch_false(req, "a 'require' condition"))
         # A domain that names no earlier parameter is the same on every pass of
         # the outer loops: compute it once, before them.
         hoisted: dict = {}
         for k, p in enumerate(d.params[1:], start=1):
             if not (names_in(p.domain) & set(param_names[:k])):
-                fc.line = p.span.line
+                fc.at(p.span)
                 hoisted[k] = (fc.hidden(f"domain {p.name}"), fc.expr(p.domain))
                 fc.emit(O.STORE_LOCAL, hoisted[k][0])
 
@@ -154,7 +154,7 @@ class BodyCompiler:
                 fc.emit(O.APPEND, acc)
                 return
             p = d.params[k]
-            fc.line = p.span.line
+            fc.at(p.span)
             want = act.params[k][1]
             if k in hoisted:
                 slot, domain_t = hoisted[k]
@@ -167,7 +167,7 @@ class BodyCompiler:
 
             def body():
                 for req in by_level.get(k, []):
-                    fc.line = req.span.line
+                    fc.at(req.span)
                     fc.loops[-1].continues.extend(fc.branch_false(req, "a 'require' condition"))
                 level(k + 1)
 
@@ -192,7 +192,7 @@ class BodyCompiler:
         for pname, ptype in b.type.params:
             fc.declare(pname, ptype)
         if b.body is None:  # `met: EXPRESSION`
-            fc.line = b.value.span.line
+            fc.at(b.value.span)
             fc.expect(fc.expr(b.value), b.type.ret, b.value.span, f"what '{b.field}' gives")
             fc.emit(O.RETURN)
         else:

@@ -25,6 +25,7 @@ from .stackcheck import verify as verify_stack
 from .symbols import Symbols
 from .expressions import Expressions, a_type
 from .inlining import Inlining, names_in
+from .lints import check_branches
 from .types import ANY, INT, NONE, PLAYER, STR, THING, TILE, ZONE, Type, TypeSpace, list_of
 
 __all__ = ["FunctionCompiler", "a_type", "names_in"]
@@ -57,6 +58,7 @@ class FunctionCompiler(Expressions, Inlining):
         self.outer_names: list[str] = []  # the locals of the body a narration was lifted from
         self.code: list = []
         self.lines: list = []
+        self.cols: list = []
         self.origins: list = []   # per instruction: 0, or 1 + index in self.inlined
         self.origin = 0
         self.inlined: list = []   # [name, file] of each function compiled in place
@@ -64,6 +66,7 @@ class FunctionCompiler(Expressions, Inlining):
         self.local_names: list[str] = []
         self.loops: list[_Loop] = []
         self.line = 0
+        self.col = 0              # the statement's column, kept per instruction beside its line
         self.return_value = None  # what a bare 'return' and the end give back (actions: their name)
         self.inline_depth = 0
         self.field_cache: dict = {}  # (name, field) -> (slot, type) read once at an emit site
@@ -76,8 +79,26 @@ class FunctionCompiler(Expressions, Inlining):
     def emit(self, op: int, arg=None) -> int:
         self.code.append((op, arg))
         self.lines.append(self.line)
+        self.cols.append(self.col)
         self.origins.append(self.origin)
         return len(self.code) - 1
+
+    @property
+    def position(self) -> tuple:
+        """(line, col) that instructions emitted now are attributed to."""
+        return self.line, self.col
+
+    @position.setter
+    def position(self, value: tuple) -> None:
+        self.line, self.col = value
+
+    def at(self, span: Span) -> None:
+        self.position = span.line, span.col
+
+    def drop_code(self, start: int) -> None:
+        """Forget the instructions from `start` on (folded or compiled only to be typed)."""
+        for column in (self.code, self.lines, self.cols, self.origins):
+            del column[start:]
 
     def here(self) -> int:
         return len(self.code)
@@ -114,11 +135,11 @@ class FunctionCompiler(Expressions, Inlining):
         threaded jumps, guard chains made switches), the stack check, then the Function."""
         self.emit(O.CONST, self.return_value)
         self.emit(O.RETURN)
-        code, lines, origins = optimise(self.code, self.lines, self.origins)
+        code, lines, cols, origins = optimise(self.code, self.lines, self.cols, self.origins)
         if not any(d.severity == "error" for d in self.diags):  # code with errors is never run
             verify_stack(self.name, code)
         return Function(self.name, nparams, len(self.local_names), code, lines,
-                        self.file, self.local_names, origins if self.inlined else [], self.inlined)
+                        self.file, self.local_names, origins if self.inlined else [], self.inlined, cols)
 
     def expect(self, got: Type, want: Type, span: Span, what: str) -> None:
         if not self.types.assignable(got, want):
@@ -142,7 +163,7 @@ class FunctionCompiler(Expressions, Inlining):
         return leaves
 
     def stmt(self, s) -> bool:
-        self.line = s.span.line
+        self.at(s.span)
         if self.pure and not isinstance(s, (A.Let, A.If, A.Return, A.For, A.Assign)):
             self.error("E0330", "this context may only compute a value, not change the game", s.span)
         method = getattr(self, "s_" + type(s).__name__)
@@ -247,10 +268,11 @@ class FunctionCompiler(Expressions, Inlining):
         return None
 
     def s_If(self, s: A.If):
+        check_branches(s, self._constant, self.diags)
         ends = []
         all_leave = True
         for cond, body in s.branches:
-            self.line = cond.span.line
+            self.at(cond.span)
             skips = self.branch_false(cond, "a condition")
             leaves = self.block(body)
             all_leave &= leaves
@@ -272,10 +294,10 @@ class FunctionCompiler(Expressions, Inlining):
         self.emit(O.ITER_START, (items, index))
         self.scopes.append({})
         slot = self.declare(var, var_type, span)
-        header_line = self.line
+        header = self.position
         top = self.here()
         step = self.emit(O.FOR_ITER, (items, index, slot, None))  # its exit is patched in last
-        self._loop_body(body_fn, top, header_line, [step])
+        self._loop_body(body_fn, top, header, [step])
         self.scopes.pop()
 
     def s_For(self, s: A.For):
@@ -296,7 +318,7 @@ class FunctionCompiler(Expressions, Inlining):
         return ANY
 
     def s_Repeat(self, s: A.Repeat):
-        header_line = self.line
+        header = self.position
         self.expect(self.expr(s.count), INT, s.count.span, "the repeat count")
         counter = self.hidden("repeat")
         self.emit(O.STORE_LOCAL, counter)
@@ -309,15 +331,15 @@ class FunctionCompiler(Expressions, Inlining):
         self.emit(O.CONST, 1)
         self.emit(O.SUB)
         self.emit(O.STORE_LOCAL, counter)
-        self._loop_body(lambda: self.block(s.body), top, header_line, [done])
+        self._loop_body(lambda: self.block(s.body), top, header, [done])
 
     def s_While(self, s: A.While):
-        header_line = self.line
+        header = self.position
         top = self.here()
         done = self.branch_false(s.cond, "a condition")
-        self._loop_body(lambda: self.block(s.body), top, header_line, done)
+        self._loop_body(lambda: self.block(s.body), top, header, done)
 
-    def _loop_body(self, body_fn, top: int, header_line: int, exits: list):
+    def _loop_body(self, body_fn, top: int, header: int, exits: list):
         """Body, back-edge to top, then patch the loop's exits, breaks and continues.
 
         The back-edge is the loop's one way back to its top: a JUMP, which spends a
@@ -330,7 +352,7 @@ class FunctionCompiler(Expressions, Inlining):
         body_fn()
         self.loops.pop()
         self.patch_all(loop.continues)
-        self.line = header_line  # the back-edge (where the budget is spent) belongs to the loop's line
+        self.position = header  # the back-edge (where the budget is spent) belongs to the loop's line
         self.emit(O.JUMP, top)
         self.patch_all(exits)
         self.patch_all(loop.breaks)
@@ -407,7 +429,7 @@ class FunctionCompiler(Expressions, Inlining):
                           if (found := self.lookup_local(name)) is not None)
         narration = FunctionCompiler(self.syms, self.types, self.diags, f"log in {self.name}", self.file,
                                      pure=True, in_handler=self.in_handler, lift=self.lift)
-        narration.line = self.line
+        narration.position = self.position
         narration.outer_names = self.local_candidates()
         for slot, name, type_ in captured:
             narration.declare(name, type_)

@@ -165,7 +165,7 @@ class Expressions:
             # A list of constants is one constant: one instruction instead of n + 1.
             start = len(self.code)
             t = self._list_type(e)
-            del self.code[start:], self.lines[start:], self.origins[start:]
+            self.drop_code(start)
             self.emit(O.CONST, tuple(values))
             return t
         t = self._list_type(e)
@@ -484,8 +484,7 @@ class Expressions:
         value = FOLD[op](a, b)
         if not -B.INT_BOUND < value < B.INT_BOUND:
             return False  # out of bounds: fails when it runs (E0504), on both engines alike
-        for column in (self.code, self.lines, self.origins):
-            del column[-2:]
+        self.drop_code(len(self.code) - 2)
         self.emit(O.CONST, value)
         return True
 

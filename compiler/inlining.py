@@ -25,7 +25,7 @@ def names_in(node) -> set:
 
 
 def _return_chain(body: list):
-    """([(condition, value) or ("let", Let), ...], final value) when a body is
+    """([(condition, Return) or ("let", Let), ...], final Return) when a body is
     only 'let' and 'if C { return V }' lines followed by 'return V' (the shape
     of most small content functions), else None."""
     if not body or not isinstance(body[-1], A.Return) or body[-1].value is None:
@@ -40,8 +40,8 @@ def _return_chain(body: list):
         cond, block = stmt.branches[0]
         if len(block) != 1 or not isinstance(block[0], A.Return) or block[0].value is None:
             return None
-        cases.append((cond, block[0].value))
-    return cases, body[-1].value
+        cases.append((cond, block[0]))
+    return cases, body[-1]
 
 
 class Inlining:
@@ -150,7 +150,7 @@ class Inlining:
     def _const_type(self, a) -> Type:
         start = len(self.code)
         t = self.expr(a)  # types the constant the usual way, then drops its code
-        del self.code[start:], self.lines[start:], self.origins[start:]
+        self.drop_code(start)
         return t
 
     MAX_INLINE_DEPTH = 3
@@ -172,11 +172,13 @@ class Inlining:
             if slots[i] is None:  # computed arguments are on the stack, last on top
                 slots[i] = self.hidden(f"{fn.name}.{fn.params[i][0]}")
                 self.emit(O.STORE_LOCAL, slots[i])
-        saved = (self.scopes, self.diags, self.line, self.origin)
-        # Runtime errors in the inlined code name the inlined function and its line.
-        self.inlined.append([fn.name if fn.ret is None else f"fn {fn.name}", fn.decl.span.file])
+        saved = (self.scopes, self.diags, self.position, self.origin)
+        # Runtime errors in the inlined code name the inlined function and its line, and
+        # the call chain the place it was called from.
+        self.inlined.append([fn.name if fn.ret is None else f"fn {fn.name}", fn.decl.span.file,
+                             self.line, self.col, self.origin])
         self.origin = len(self.inlined)
-        self.line = fn.decl.body[-1].span.line
+        self.at(fn.decl.body[-1].span)
         # Only the parameters are visible: the caller's locals must not shadow the callee's globals.
         self.scopes = [{pname: (slot, ptype) for (pname, ptype), slot in zip(fn.params, slots)}]
         self.diags = []  # the body was already checked where it is declared
@@ -190,27 +192,31 @@ class Inlining:
                 self._compile_cases(cases, last, lambda v: self._jump_if(v, when, jumps, "a condition"))
         finally:
             self.inline_depth -= 1
-            self.scopes, self.diags, self.line, self.origin = saved
+            self.scopes, self.diags, self.position, self.origin = saved
 
     def _compile_cases(self, cases: list, last, value_code) -> None:
         """'let ...; if c1 { return v1 } ... return vn': the first true case wins.
 
         value_code compiles one returned value: as a value (self.expr), or, when
-        the call is a condition, as jumps, so 'return false' costs nothing.
+        the call is a condition, as jumps, so 'return false' costs nothing. Each
+        part takes the position it has when the function is called (a runtime
+        error names the same line and column either way).
         """
         ends = []
-        for cond, value in cases:
-            self.line = value.span.line
+        for cond, stmt in cases:
             if cond == "let":
-                t = self.expr(value.value)
-                self.emit(O.STORE_LOCAL, self.declare(value.name, t))
+                self.at(stmt.span)
+                t = self.expr(stmt.value)
+                self.emit(O.STORE_LOCAL, self.declare(stmt.name, t))
                 continue
+            self.at(cond.span)
             skips = self.branch_false(cond, "a condition")
-            value_code(value)
+            self.at(stmt.span)
+            value_code(stmt.value)
             ends.append(self.emit(O.JUMP, None))
             self.patch_all(skips)
-        self.line = last.span.line
-        value_code(last)
+        self.at(last.span)
+        value_code(last.value)
         self.patch_all(ends)
 
     def _action_guard(self, info, pslot: int) -> list:
@@ -227,7 +233,7 @@ class Inlining:
         Returns the jumps taken when it is false. It was type-checked where it
         is declared, so diagnostics are not repeated here.
         """
-        saved = (self.scopes, self.diags, self.pure, self.line)
+        saved = (self.scopes, self.diags, self.pure, self.position)
         self.scopes = [dict(visible)]
         self.diags = []
         self.pure = True
@@ -235,5 +241,5 @@ class Inlining:
         try:
             self._jump_if(cond, False, jumps, "a condition")
         finally:
-            self.scopes, self.diags, self.pure, self.line = saved
+            self.scopes, self.diags, self.pure, self.position = saved
         return jumps

@@ -304,6 +304,8 @@ def compile_source(pack: PackSource, diags: list, phash: str, parse=None):
     if not any(d.severity == "error" for d in diags):
         from .rules_text import check_phrases
         check_phrases(pack.manifest, pack.manifest_file, syms, diags)
+    if not any(d.severity == "error" for d in diags):
+        _lint(pack, modules, syms, diags)
     if any(d.severity == "error" for d in diags):
         return None, syms, collector.types
     players = dict(m["players"])
@@ -378,6 +380,27 @@ def _range_of(syms, option: str) -> dict:
     without ranges stay as they were)."""
     bounds = syms.option_ranges.get(option)
     return {"range": list(bounds)} if bounds is not None else {}
+
+
+def _lint(pack: PackSource, modules: list, syms, diags: list) -> None:
+    """The pack-wide lints (compiler/lints.py), on the pack's own files: an included pack's
+    declarations are there for others to use."""
+    from .bodies import CONTRACT
+    from .lints import unrated_actions, unused_declarations
+    unrated_actions(syms, diags)
+    here = pack.root.resolve()
+    included = [(pack.root / inc).resolve() for inc in pack.manifest.get("include", [])]
+    own = {display for display, path in pack.sources
+           if path.resolve().is_relative_to(here) and not any(path.resolve().is_relative_to(i) for i in included)}
+    from runebook.dsl.yaml_load import MAX_YAML_BYTES
+    others = [pack.root / MANIFEST, pack.root / "view.yaml", *pack.tests, *(path for _, path in pack.boards)]
+    texts = []
+    for path in others:
+        try:
+            texts.append(read_text(path, path.name, MAX_YAML_BYTES, pack.overlay))
+        except (ContentError, OSError):
+            continue  # a missing view.yaml; a file too large or unreadable is reported where it is read
+    unused_declarations([m for m in modules if m.file in own], modules, syms, texts, CONTRACT, diags)
 
 
 def _variables(table: dict, initial: dict) -> list:

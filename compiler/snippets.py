@@ -31,7 +31,7 @@ def compile_snippet(syms, types, name: str, code: str, file: str, offsets: tuple
         diags.extend(err.diagnostics)
         return None
     fc = FunctionCompiler(syms, types, diags, name, file, ret=BOOL if condition else None, lift=lift)
-    fc.line = line0 + 1
+    fc.position = line0 + 1, col0 + 1
     for name in players:
         fc.declare(name, PLAYER)
     before = len(diags)

@@ -46,7 +46,23 @@ FAMILIES = {f.prefix: f for f in (
            "pack as a whole is incomplete or contradicts itself."),
     Family("E05", "runtime", "while a match runs",
            "Runtime diagnostics name the script (`proc spin`, `fn ratio`, `action swap`,\n"
-           "`on hit#2`) and the source line that was running. A failure while making a\n"
+           "`handler on moved of marker`) and the place (`file:line:col`) that was running, and\n"
+           "show the chain of scripts that led there, innermost last, each with its place:\n"
+           "\n"
+           "```\n"
+           "error[E0502]: division by zero (in fn ratio)\n"
+           "  --> my_pack/rules.rune:40:3\n"
+           "  = note: the scripts that were running, innermost last:\n"
+           "      proc play                    my_pack/rules.rune:12:5\n"
+           "      action swap                  my_pack/rules.rune:20:3\n"
+           "      handler on moved of marker   my_pack/markers.rune:8:5\n"
+           "      fn ratio                     my_pack/rules.rune:40:3\n"
+           "```\n"
+           "\n"
+           "A function small enough to be compiled into its caller still shows as a frame of\n"
+           "its own. Both engines give the same chain; `--format json` (and `play --json`)\n"
+           "gives it as the diagnostic's `trace`. The column is the first statement of the\n"
+           "line. A failure while making a\n"
            "narration line (in a `log` text's holes, in `log in proc …`) ends nothing: the\n"
            "narration shows `[narration failed: MESSAGE (FILE:LINE, CODE)]` instead of the\n"
            "line and the match goes on as an unrecorded one would; `runebook test` fails\n"
@@ -54,7 +70,11 @@ FAMILIES = {f.prefix: f for f in (
     Family("E06", "compiled files and match logs", "loading a compiled pack, replaying a log",
            "A compiled pack or a match log is damaged, from another engine or format version, "
            "or does not match the pack it names."),
-    Family("W03", "warnings", "checking scripts; the pack still compiles"),
+    Family("W03", "warnings", "checking scripts; the pack still compiles",
+           "Lints: content that compiles but cannot mean what it says. A warning never stops\n"
+           "a pack from compiling, and `validate` succeeds with warnings unless given\n"
+           "`--strict` (then any warning fails it, as CI may want). Each lint says \"never\"\n"
+           "only where that is certain from the text, and the shipped packs have none."),
     Family("N02", "notes", "follow-on problems left out after a syntax error; not errors"),
 )}
 
@@ -458,11 +478,15 @@ must be asked somewhere with `choose NAME from ...`, and a tunable field must be
 whole-number field of a kind (`KIND.FIELD`) or of one entry (`ENTRY.FIELD`).""",
          fix="name what the pack declares, as the hint suggests; write the smaller bound as `min`."),
     Code("E0501", "step budget exhausted",
-         example="the step budget ran out: a loop or recursion did not end (in proc spin)",
-         meaning="""`the step budget ran out: a loop or recursion did not end (in proc spin)` —
+         example="the step budget ran out: this 'while' loop did not end (in proc spin)",
+         meaning="""`the step budget ran out: this 'while' loop did not end (in proc spin)` —
 every turn of a loop and every call spends one step; a whole match has
-5,000,000, and each `score`, `title` or rating call 200,000. The line is the
-loop's own line.""",
+5,000,000, and each `score`, `title` or rating call 200,000. The position is the
+loop that did not end and the message says its kind (`while`, `repeat`, `for`),
+whichever script spent the last step: of the loops still running (in any script
+of the call chain), the innermost `while` is blamed, since `repeat` and `for`
+always end; without one, the innermost loop. With no loop running, a recursion
+did not end: `a loop or recursion did not end`, at the last call.""",
          fix="""make sure every `while` condition eventually becomes false; prefer
 `for x in LIST` and `repeat N`, which always end."""),
     Code("E0502", "a script did something impossible",
@@ -522,8 +546,8 @@ may only follow from a file that did not parse`. When a `.rune` file has a
 syntax error, whatever it declares is missing, and every use of it elsewhere
 would be reported as unknown (one syntax error in the file declaring the
 events once gave 280 "handler for unknown event" errors). Those diagnostics
-(E0301, E0302, E0303, E0305, E0307, E0308, E0318, W0340, W0341) are dropped and
-this note, at the first syntax error, says how many. A note is not an error.""",
+(E0301, E0302, E0303, E0305, E0307, E0308, E0318, W0340, W0341) are dropped (the
+pack-wide lints, W0343 to W0345, wait for a pack without errors), and this note, at the first syntax error, says how many. A note is not an error.""",
          fix="fix the syntax errors and validate again."),
     Code("W0340", "a handler that can never run",
          example="this handler can never run: no script emits 'hit'",
@@ -533,6 +557,46 @@ this note, at the first syntax error, says how many. A note is not an error.""",
          example="actions 'in rest' can never be taken: no script says 'act rest for ...'",
          meaning="`actions 'in rest' can never be taken: no script says 'act rest for ...'`.",
          fix="offer the group with `act GROUP for PLAYER`, or remove the actions."),
+    Code("W0342", "a branch that can never run",
+         example="this branch can never run: every case of its condition is taken by an earlier branch",
+         meaning="""`this branch can never run: its condition is always false` (`if false`),
+`... every case of its condition is taken by an earlier branch` (`if n > 3 {...} elif n > 5 {...}`:
+the first that holds wins, so nothing above 5 reaches the `elif`),
+`... an earlier condition of this 'if' always holds` (after `if true`), and, at an
+`else`, `... the conditions above it cover every case` (`if p.state == idle {...} elif
+p.state != idle {...} else {...}`). Decided from constants only: conditions comparing
+one name or field (`n`, `p.state`, `event.amount`) with a literal, a symbol or an entry,
+`not` of those, and `true`/`false`; a condition with a call or `and`/`or` is never
+judged.""",
+         fix="""remove the branch, or change the conditions: test the narrower case first
+(`if n > 5 {...} elif n > 3 {...}`)."""),
+    Code("W0343", "an action no policy rates",
+         example="no policy rates the action 'wait': every policy leaves it to chance",
+         meaning="""`no policy rates the action 'wait': every policy leaves it to chance` — the pack's
+policies rate actions (`rate action NAME: ...`), but none rates this one or decides
+its group (`decide action GROUP { ... }`), so every policy gives it 0 and takes it
+only by the order options come in. Packs without rating policies are not checked;
+actions that can never be offered are W0341.""",
+         fix="rate it in a policy (`rate action wait: 0 - 5` says \"rather not\"), or decide its group there."),
+    Code("W0344", "an event nobody emits or handles",
+         example="no script emits or handles the event 'bumped'",
+         meaning="""`no script emits or handles the event 'bumped'` — a declared event that no
+script, entry or card test emits, and no handler listens to: nothing will ever happen
+with it. (A handled event nobody emits is W0340; an event emitted without handlers is
+fine: its record is still read.)""",
+         fix="emit it where it happens (`emit bumped(n: 1)`) and handle it, or remove the declaration."),
+    Code("W0345", "a declared name nothing reads",
+         example="no code reads the variable 'tally'",
+         meaning="""`no code reads the variable 'tally'`, `... the fn 'bonus'`, `... the proc
+'reset'`, `... the member of 'colour' 'green'`, `... the symbol 'forgotten'` —
+declared, but no script reads it: a variable only ever written (`tally = 1`,
+`p.tally += 1`) changes nothing, and a member no script names is never a value.
+A name counts as read wherever code names it (a call, a field, a value, `all SET`
+for every member of a set), and wherever a word of the pack's other files names
+it (card tests, `pack.yaml`, `view.yaml`, boards), so a test helper is not
+reported. The contract functions (`play`, `score`, `tiebreak`, `title`) are read by
+the engine. An included pack's declarations are not checked.""",
+         fix="use it, or remove it."),
 )}
 
 

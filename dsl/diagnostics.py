@@ -21,10 +21,17 @@ class Diagnostic:
     span: Optional[Span] = None
     hint: Optional[str] = None
     severity: str = "error"
+    # A runtime error's script call chain: (frame in content terms, Span) per frame,
+    # innermost last; empty for everything found before a match runs.
+    trace: tuple = ()
 
     def to_json(self) -> dict:
-        return {"severity": self.severity, "code": self.code, "message": self.message,
-                "span": self.span.to_json() if self.span else None, "hint": self.hint}
+        out = {"severity": self.severity, "code": self.code, "message": self.message,
+               "span": self.span.to_json() if self.span else None, "hint": self.hint}
+        if self.trace:
+            out["trace"] = [{"frame": label, "file": span.file, "line": span.line, "col": span.col}
+                            for label, span in self.trace]
+        return out
 
     def __str__(self) -> str:
         where = f"{self.span}: " if self.span else ""

@@ -123,18 +123,17 @@ class FastModule:
         self.callables[index] = self.globals[f"f{index}"]
         return self.callables[index]
 
-    def locate(self, tb, functions) -> Optional[tuple]:
-        """(function name, file, line) of the innermost generated frame in a traceback."""
-        found = None
+    def frames(self, tb, functions) -> list:
+        """(Function, pc) of each generated frame in a traceback, outermost first: the
+        interpreter's frames at the same failure (a generated line knows its instruction)."""
+        found = []
         while tb is not None:
             pcs = self.line_pcs.get(tb.tb_frame.f_code.co_filename)
-            if pcs is not None:
-                found = pcs[tb.tb_lineno - 1] if 0 < tb.tb_lineno <= len(pcs) else None
+            if pcs is not None and 0 < tb.tb_lineno <= len(pcs):
+                index, pc = pcs[tb.tb_lineno - 1]
+                found.append((functions[index], max(pc, 0)))
             tb = tb.tb_next
-        if found is None:
-            return None
-        index, pc = found
-        return functions[index].source_at(max(pc, 0))
+        return found
 
 
 def _source_breaks(fn) -> tuple:
@@ -324,11 +323,7 @@ class FastVM:
         if isinstance(err, ScriptError) or not isinstance(err, SCRIPT_FAILURES):
             return err
         functions = self.program.functions
-        where = self.module.locate(err.__traceback__, functions)
-        if where is None:
-            f = functions[fn_index]
-            where = (f.name, f.file, f.line_at(0))
-        return script_error(err, where)
+        return script_error(err, self.module.frames(err.__traceback__, functions) or [(functions[fn_index], 0)])
 
 
 def make_vm(engine: str, program, world, budget: int = DEFAULT_BUDGET):

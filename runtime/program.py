@@ -32,7 +32,9 @@ class Function:
     file: str
     local_names: list = field(default_factory=list)
     origins: list = field(default_factory=list)   # per instruction: 0 (own code) or 1 + index in inlined
-    inlined: list = field(default_factory=list)   # [name, file] of functions compiled in place
+    inlined: list = field(default_factory=list)   # [name, file, line, col, origin] of functions compiled in
+                                                  # place: the call's position and origin in the caller
+    cols: list = field(default_factory=list)      # source column of each instruction's statement
 
     def line_at(self, pc: int) -> int:
         if 0 <= pc < len(self.lines):
@@ -49,8 +51,32 @@ class Function:
     def source_at(self, pc: int) -> tuple:
         """(function name, file, line) of the source behind an instruction."""
         origin = self.origins[pc] if 0 <= pc < len(self.origins) else 0
-        name, file = (self.name, self.file) if origin == 0 else self.inlined[origin - 1]
+        name, file = (self.name, self.file) if origin == 0 else self.inlined[origin - 1][:2]
         return name, file, self.line_at(pc)
+
+    def col_at(self, pc: int) -> int:
+        """The column of the source line's first statement behind an instruction.
+
+        The fast path knows a failing instruction only to its source line (a generated
+        line never mixes two), so a column must be one per line for both engines to
+        name the same place: the leftmost statement of that line."""
+        key = self.source_at(pc)
+        cols = [c for at, c in enumerate(self.cols) if c > 0 and self.source_at(at) == key]
+        return min(cols, default=1)
+
+    def frames_at(self, pc: int) -> list:
+        """(function, file, line, col) of the source behind an instruction, outermost
+        first: the function itself, then each function compiled in place at that point."""
+        origin = self.origins[pc] if 0 <= pc < len(self.origins) else 0
+        name, file, line = self.source_at(pc)
+        frames = [(name, file, line, self.col_at(pc))]
+        while origin:
+            record = self.inlined[origin - 1]
+            origin = record[4] if len(record) > 4 else 0
+            name, file = (self.name, self.file) if origin == 0 else self.inlined[origin - 1][:2]
+            line, col = (record[2], record[3]) if len(record) > 3 else (0, 1)
+            frames.append((name, file, line, col))
+        return frames[::-1]
 
 
 @dataclass(frozen=True, slots=True)
@@ -161,7 +187,8 @@ class Program:
             "kinds": {k: list(ids) for k, ids in self.kinds.items()}, "behaviours": self.behaviours,
             "functions": [{"name": f.name, "nparams": f.nparams, "nlocals": f.nlocals,
                            "code": f.code, "lines": f.lines, "file": f.file,
-                           "local_names": f.local_names, "origins": f.origins, "inlined": f.inlined}
+                           "local_names": f.local_names, "origins": f.origins, "inlined": f.inlined,
+                           "cols": f.cols}
                           for f in self.functions],
             "entry_points": self.entry_points,
             "actions": [[a.name, a.groups, a.params, a.body, a.enumerate] for a in self.actions],
@@ -212,7 +239,8 @@ class Program:
                 thing_vars=_variables(data["thing_vars"]), dice=data["dice"], entries=data["entries"],
                 kinds={k: tuple(ids) for k, ids in data["kinds"].items()}, behaviours=data["behaviours"],
                 functions=[Function(f["name"], f["nparams"], f["nlocals"], f["code"], f["lines"],
-                                    f["file"], f["local_names"], f["origins"], f["inlined"])
+                                    f["file"], f["local_names"], f["origins"], f["inlined"],
+                                    f.get("cols", []))
                            for f in data["functions"]],
                 entry_points=data["entry_points"],
                 actions=[Action(*row) for row in data["actions"]],

@@ -37,22 +37,42 @@ def sized(value):
 
 
 class ScriptError(Exception):
-    """A script failed at run time. Carries the script name, file and line."""
+    """A script failed at run time. Carries the script name, file and line, and the call
+    chain that led there: (frame, file, line, col) per script frame, innermost last,
+    each frame in content terms (frame_label)."""
 
-    def __init__(self, code: str, message: str, function: str, file: str, line: int, hint: str | None = None):
+    def __init__(self, code: str, message: str, function: str, file: str, line: int, hint: str | None = None,
+                 chain: tuple = (), col: int = 1):
         self.code = code
         self.message = message
         self.function = function
         self.file = file
         self.line = line
         self.hint = hint
+        self.chain = tuple(chain)
+        self.col = col
         super().__init__(f"{file}:{line}: {message} (in {function})")
 
     def diagnostic(self):
         from runebook.dsl.diagnostics import Diagnostic
         from runebook.dsl.span import Span
-        return Diagnostic(self.code, f"{self.message} (in {self.function})",
-                          Span(self.file, self.line, 1, self.line, 1), self.hint)
+        trace = tuple((label, Span(file, line, col, line, col)) for label, file, line, col in self.chain)
+        return Diagnostic(self.code, f"{self.message} (in {frame_label(self.function)})",
+                          Span(self.file, self.line, self.col, self.line, self.col), self.hint, trace=trace)
+
+
+def frame_label(name: str) -> str:
+    """A compiled function's name (bodies.py names them) in content terms: `proc spin`,
+    `fn ratio`, `action swap`, `options of action swap` (its parameters' domains and
+    requirements), `handler on hit of ENTRY`, `handler on hit`, `rate swap (policy)`,
+    `FIELD of ENTRY`, `log line in proc spin`, `card test do`."""
+    if name.startswith("on "):
+        return "handler " + name.split("#")[0]
+    if name.startswith("options "):
+        return "options of action " + name[len("options "):]
+    if name.startswith("log in "):
+        return "log line in " + frame_label(name[len("log in "):])
+    return name
 
 
 class Decision:
@@ -86,20 +106,81 @@ SCRIPT_FAILURES = (OutOfSteps, ScriptFault, RecursionError, TypeError, Attribute
                    IndexError, ValueError)
 
 
-def script_error(err: Exception, where: tuple) -> ScriptError:
-    """The ScriptError for a failure (one of SCRIPT_FAILURES) at (function, file, line)."""
+def script_error(err: Exception, frames: list) -> ScriptError:
+    """The ScriptError for a failure (one of SCRIPT_FAILURES) in the running scripts:
+    `frames` is (Function, pc) per script frame, outermost first, pc the instruction
+    each was running (a caller: its call). Both engines give the same frames."""
+    places = [place for fn, pc in frames for place in fn.frames_at(pc)]
+    chain = tuple((frame_label(name), file, line, col) for name, file, line, col in places)
+    name, file, line, col = places[-1]
+
+    def error(code: str, message: str, hint: str | None = None, where=None) -> ScriptError:
+        at_name, at_file, at_line, at_col = where or (name, file, line, col)
+        return ScriptError(code, message, at_name, at_file, at_line, hint, chain, at_col)
+
     if isinstance(err, OutOfSteps):
-        return ScriptError("E0501", "the step budget ran out: a loop or recursion did not end", *where,
-                           "check the loop's condition; every 'while' must eventually become false")
+        loop = endless_loop(frames)
+        if loop is None:
+            return error("E0501", "the step budget ran out: a loop or recursion did not end",
+                         "a function that calls itself needs a case where it stops")
+        kind, where = loop
+        return error("E0501", f"the step budget ran out: this '{kind}' loop did not end",
+                     LOOP_HINTS[kind], where)
     if isinstance(err, TooLarge):
-        return ScriptError("E0504", str(err), *where,
-                           "numbers stay within 256 bits and lists and texts within 100,000 items; "
-                           "check for a value multiplied or doubled in a loop")
+        return error("E0504", str(err),
+                     "numbers stay within 256 bits and lists and texts within 100,000 items; "
+                     "check for a value multiplied or doubled in a loop")
     if isinstance(err, ScriptFault):
-        return ScriptError("E0502", str(err), *where)
+        return error("E0502", str(err))
     if isinstance(err, RecursionError):
-        return ScriptError("E0502", "a value is nested too deeply (a list inside a list, thousands deep)", *where)
-    return ScriptError("E0502", _explain(err), *where)
+        return error("E0502", "a value is nested too deeply (a list inside a list, thousands deep)")
+    return error("E0502", _explain(err))
+
+
+LOOP_HINTS = {
+    "while": "check the loop's condition: every 'while' must eventually become false",
+    "repeat": "check the repeat count: it is spent in full before the loop ends",
+    "for": "check how long the list is, and what each turn does (a loop inside, a call)",
+}
+
+
+def endless_loop(frames: list):
+    """(kind, (function, file, line, col)) of the loop to blame when the budget ran out,
+    or None when no loop was running (a recursion).
+
+    Every loop still running has not ended, but only one is at fault: a 'for' loop and
+    a 'repeat' always end, so the innermost running 'while' is blamed; without one, the
+    innermost loop of any kind. A loop's turns are spent at its back-edge, so the frame
+    that happened to spend the last step (often a caller or a finite inner loop) is not
+    the answer."""
+    running = [(kind, fn, back) for fn, pc in frames for kind, top, back in loops_of(fn) if top <= pc <= back]
+    if not running:
+        return None
+    kind, fn, back = next((r for r in reversed(running) if r[0] == "while"), running[-1])
+    name, file, line, col = fn.frames_at(back)[-1]
+    return kind, (name, file, line, col)
+
+
+def loops_of(fn) -> list:
+    """(kind, top, back-edge) of each loop of a compiled function, from its code: every loop
+    turns back through a backward JUMP to its top (the compiler's one back-edge per loop,
+    and jumps threaded into it); its kind shows in its first instruction."""
+    from .opcodes import FOR_ITER, FOR_ITER_LOAD, JUMP, LOAD_LOCAL
+    backs: dict = {}
+    for pc, (op, arg) in enumerate(fn.code):
+        if op == JUMP and arg <= pc:
+            backs[arg] = max(pc, backs.get(arg, pc))
+    out = []
+    for top, back in sorted(backs.items()):
+        op, arg = fn.code[top]
+        if op in (FOR_ITER, FOR_ITER_LOAD):
+            kind = "for"
+        elif op == LOAD_LOCAL and 0 <= arg < len(fn.local_names) and fn.local_names[arg] == "<repeat>":
+            kind = "repeat"
+        else:
+            kind = "while"
+        out.append((kind, top, back))
+    return out
 
 
 def narrate(vm, fn_index: int, args: tuple, private: bool):
@@ -117,8 +198,7 @@ def narrate(vm, fn_index: int, args: tuple, private: bool):
     reader, text = value
     if reader is None:  # named by the log line itself: its last instruction's line
         fn = vm.program.functions[fn_index]
-        err = ScriptError("E0502", "the line is for 'none' instead of a player", fn.name, fn.file,
-                          fn.line_at(len(fn.code) - 1))
+        err = script_error(ScriptFault("the line is for 'none' instead of a player"), [(fn, len(fn.code) - 1)])
         return _narration_failed(vm, err, private)
     return (reader.seat, text)
 
@@ -132,7 +212,8 @@ def _narration_failed(vm, err: ScriptError, private: bool) -> str:
 
 
 def no_choice_here(fn) -> ScriptError:
-    return ScriptError("E0503", "a choice was asked where none may be", fn.name, fn.file, fn.line_at(0))
+    return ScriptError("E0503", "a choice was asked where none may be", fn.name, fn.file, fn.line_at(0),
+                       chain=((frame_label(fn.name), fn.file, fn.line_at(0), fn.col_at(0)),), col=fn.col_at(0))
 
 
 def too_deep():

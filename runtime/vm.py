@@ -448,7 +448,8 @@ _EPILOGUE = """\
     except ScriptError:
         raise
     except SCRIPT_FAILURES as err:
-        raise script_error(err, frame.fn.source_at(pc - 1)) from None
+        frame.pc = pc - 1  # the failing instruction; a caller's pc is past its call
+        raise script_error(err, [(f.fn, f.pc - (f is not frame)) for f in frames] or [(frame.fn, pc - 1)]) from None
     finally:
         self.budget = steps
 """

@@ -132,3 +132,13 @@ def test_diagnostics_are_sorted_out_by_file_and_position(tmp_path):
             if d.span is not None:
                 assert d.span.line >= 1 and d.span.col >= 1, (path.name, d)
             assert re.fullmatch(r"[EWN]0\d{3}", d.code), d
+
+
+def test_every_warning_has_a_golden_case_and_every_expected_code_is_explained():
+    """Each lint of the registry (dsl/codes.py, W03xx) is shown firing by a case here, and
+    every code a case expects is one `runebook explain` knows."""
+    from runebook.dsl.codes import CODES
+    expected = {e.code for path in CASE_FILES for e in expectations(path.read_text(encoding="utf-8"))}
+    assert expected <= set(CODES), sorted(expected - set(CODES))
+    warnings = {code for code in CODES if code.startswith("W")}
+    assert warnings and warnings <= expected, sorted(warnings - expected)

@@ -145,6 +145,48 @@ def test_validate_json(broken):
     assert ok["ok"] is True
 
 
+# Compiles, but its lints warn: a branch that can never run, a variable nothing reads.
+LINTED = {"main.rune": """\
+    var unread: int = 0
+    proc play() {
+      if false {
+        unread = 1
+      }
+    }
+    fn score(p: player) -> int {
+      return 0
+    }
+"""}
+
+
+def test_warnings_print_with_place_code_and_hint_and_fail_only_with_strict(tmp_path):
+    pack = write_pack(tmp_path / "linted", LINTED)
+    result = run("validate", pack)
+    assert result.exit_code == 0, result.output
+    out = result.output
+    assert "warning[W0342]: this branch can never run: its condition is always false" in out
+    assert "  --> linted/main.rune:3:6" in out and "warning[W0345]: no code reads the variable 'unread'" in out
+    assert "= help: remove it, or change the conditions" in out
+    assert out.rstrip().endswith("linted: ok (2 warnings)")
+    strict = run("validate", pack, "--strict")
+    assert strict.exit_code == 1 and strict.output.rstrip().endswith("linted: 2 warnings (--strict)")
+    data = json.loads(run("validate", pack, "--format", "json").stdout)
+    assert data["ok"] is True and [d["code"] for d in data["diagnostics"]] == ["W0342", "W0345"]
+    assert all(d["severity"] == "warning" and d["hint"] and d["span"]["line"] for d in data["diagnostics"])
+    strict_json = run("validate", pack, "--format", "json", "--strict")
+    assert strict_json.exit_code == 1 and json.loads(strict_json.stdout)["ok"] is False
+
+
+def test_the_shipped_packs_pass_strict_validation():
+    """No lint finds anything in the shipped packs: the findings were fixed in the content,
+    and a lint that cried wolf there would be made more precise."""
+    from runebook.compiler.pack import builtin_packs
+    names = builtin_packs()
+    result = run("validate", "--strict", *names)
+    assert result.exit_code == 0, result.output
+    assert "warning" not in result.output and len(names) >= 3
+
+
 def test_validate_unknown_pack_is_a_content_error():
     result = run("validate", "no_such_pack_here")
     assert result.exit_code == 1
@@ -261,6 +303,43 @@ def test_script_error_is_shown_as_a_diagnostic(tmp_path):
     assert result.exit_code == 1
     assert "error[E05" in result.output and "  --> faulty/main.rune:3" in result.output
     assert "5 / zero rounded down" in result.output and "Traceback" not in result.output
+
+
+# play() -> proc hit -> handler on struck -> fn halve, which divides by zero
+CHAINED = {"main.rune": """\
+    event struck(by: int)
+    proc play() {
+      hit(0)
+    }
+    proc hit(n: int) {
+      let e = emit struck(by: n)
+    }
+    on struck {
+      let h = halve(event.by)
+    }
+    fn halve(d: int) -> int {
+      let ten = 10
+      return ten / d rounded down
+    }
+    fn score(p: player) -> int {
+      return 0
+    }
+"""}
+CHAIN = [("proc play", 3, 3), ("proc hit", 6, 3), ("handler on struck", 9, 3), ("fn halve", 13, 3)]
+
+
+def test_a_script_error_shows_its_call_chain_in_the_terminal_and_as_json(tmp_path):
+    pack = write_pack(tmp_path / "chained", CHAINED)
+    for engine in ("fast", "interp"):
+        text = run("play", pack, "--seed", "1", "--engine", engine)
+        assert text.exit_code == 1 and "innermost last" in text.output
+        shown = [line.split() for line in text.output.splitlines() if "chained/main.rune:" in line][1:]
+        assert [(" ".join(parts[:-1]), parts[-1]) for parts in shown] == [
+            (label, f"chained/main.rune:{line}:{col}") for label, line, col in CHAIN]
+        data = json.loads(run("play", pack, "--seed", "1", "--engine", engine, "--json").stdout)
+        d = data["diagnostics"][0]
+        assert d["code"] == "E0502" and (d["span"]["line"], d["span"]["col"]) == (13, 3)
+        assert [(t["frame"], t["line"], t["col"]) for t in d["trace"]] == CHAIN
 
 
 def test_content_error_on_play_exits_1(broken):
@@ -482,6 +561,8 @@ def test_a_step_shared_by_scenarios_reports_each_ones_line(tiny):
         assert [s["failures"] for s in report["scenarios"]] == [
             ["script error: division by zero (in card test do, tiny/cards.yaml:6)"],
             ["script error: division by zero (in card test do, tiny/cards.yaml:13)"]], engine
+        assert [s["trace"] for s in report["scenarios"]] == [  # the chain: here, the step alone
+            [{"frame": "card test do", "file": "tiny/cards.yaml", "line": line, "col": 7}] for line in (6, 13)]
 
 
 def test_a_failing_log_line_fails_its_scenario(tiny):

@@ -171,7 +171,7 @@ def play(ref_or_prog, engine: str, agents, seed: int, n: int, record: bool, opti
         r = match.run()
         result = (r.scores, r.winners, r.titles, r.decisions)
     except ScriptError as err:
-        error = (err.code, err.function, err.file, err.line, err.message, err.hint)
+        error = (err.code, err.function, err.file, err.line, err.message, err.hint, err.col, err.chain)
     return Outcome(result, error, log, match.events, match.vm.budget, world_state(match.world))
 
 
@@ -336,14 +336,17 @@ LIMIT_CASES = [  # (case, options, budget): the faults of tests/test_vm.py
     ("big_list", {}, DEFAULT_BUDGET),             # E0504 a list doubled past 100,000 items
     ("big_text", {}, DEFAULT_BUDGET),             # E0504 a text doubled by its holes
     ("big_zone", {}, DEFAULT_BUDGET),             # E0504 a zone filled by 'create' in a loop
+    ("fault_in_handler", {}, 20_000),             # E0502 three scripts deep: action, entry handler, fn
+    ("endless_caller", {}, 20_003),               # E0501 blamed on the while loop, not the callee
+    ("endless_caller", {}, 20_005),
 ]
 
 
-@pytest.mark.parametrize("case, options, budget", LIMIT_CASES, ids=[c[0] for c in LIMIT_CASES])
+@pytest.mark.parametrize("case, options, budget", LIMIT_CASES, ids=[f"{c[0]}-{c[2]}" for c in LIMIT_CASES])
 def test_errors_are_identical(case, options, budget):
     """The interpreter's faults (tests/test_vm.py) raise the same ScriptError on the fast path,
-    both layouts: code, function, file, line, message and hint, after the same narration and
-    with the same budget left."""
+    both layouts: code, function, file, line, column, message, hint and the script call chain,
+    after the same narration and with the same budget left."""
     ref = str(TEST_PACKS / "limits")
     options = {"case": case, **options}
     recorded, quiet = compare(ref, ("fast", "dispatch"), "first", 1, 1, options, budget)

@@ -136,7 +136,10 @@ _EXPECT = st.one_of(_GOOD_EXPECT, _GOOD_EXPECT, _GOOD_EXPECT, _CODE)
 _SCENARIO = st.fixed_dictionaries(
     {"name": st.text(min_size=1, max_size=8), "rule": st.text(min_size=1, max_size=8),
      "expect": st.lists(_EXPECT, min_size=1, max_size=3)},
-    optional={"players": st.integers(0, 3), "seed": st.integers(-2**70, 2**70),
+    # players: mostly valid, so the clean half of the documents gets past validation and runs
+    # scenarios whatever constants Hypothesis mixes into its draws (they vary with the code
+    # loaded); 0 stays among them, to be refused
+    optional={"players": st.sampled_from([1, 2, 3, 1, 2, 3, 0]), "seed": st.integers(-2**70, 2**70),
               "options": st.dictionaries(st.sampled_from(["bonus", "mode", "zz"]), _SCALARS, max_size=2),
               "given": _STEP, "do": _STEP, "rolls": st.lists(st.text(max_size=5), max_size=3),
               "random": st.lists(st.integers(-5, 2**70), max_size=3),

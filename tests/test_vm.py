@@ -368,6 +368,70 @@ def test_infinite_loop_runs_out_of_steps():
     assert d.code == "E0501" and "proc spin" in d.message and d.span.line == err.line and d.hint
 
 
+def col_of(text: str, within: str | None = None, pack: str = "limits") -> tuple:
+    """(line, col) of where `text` starts on the line holding `within` (default: `text`)."""
+    line = line_of(within or text, pack)
+    source = (PACKS / pack / f"{pack}.rune").read_text().splitlines()[line - 1]
+    return line, source.index(text) + 1
+
+
+def test_a_fault_shows_the_script_call_chain_in_content_terms():
+    """Each frame as the content names it (proc, action, the entry's handler, fn) with its
+    file:line:col, innermost last; the diagnostic carries it for the terminal and JSON."""
+    err = fault("fault_in_handler")
+    assert err.code == "E0502" and err.function == "fn ratio"
+    frames = [(label, line, col) for label, _, line, col in err.chain]
+    assert frames == [
+        ("proc play", *col_of("act turn for players[0]")),
+        ("action poke", *col_of("emit prodded(n: widget.n)")),
+        ("handler on prodded of widget", *col_of("let r = ratio(event.n)")),
+        ("fn ratio", *col_of("return total / d rounded down")),
+    ]
+    assert all(file.endswith("limits.rune") for _, file, _, _ in err.chain)
+    d = err.diagnostic()
+    assert (d.span.line, d.span.col) == (err.line, err.col) == frames[-1][1:]
+    trace = d.to_json()["trace"]
+    assert [t["frame"] for t in trace] == [f[0] for f in frames] and trace[0]["line"] == frames[0][1]
+
+
+def test_the_chain_shows_a_function_compiled_in_place_as_a_frame_of_its_own():
+    """`ratio` is small enough to be compiled into its caller: the chain still shows the
+    call and the function, as if it had been called."""
+    err = fault("zero_division")
+    assert [(label, line) for label, _, line, _ in err.chain] == [
+        ("proc play", line_of("let r = ratio(0)")), ("fn ratio", line_of("return total / d rounded down"))]
+
+
+@pytest.mark.parametrize("budget", range(20_000, 20_012))
+def test_a_step_budget_overrun_names_the_loop_that_did_not_end(budget):
+    """busy() loops forever calling count_to(), whose own loop ends: wherever the last step
+    happens to be spent (the call, count_to's loop, busy's back-edge), the error names
+    busy's while loop, its kind and its place, and the chain shows who was running."""
+    err = fault("endless_caller", budget=budget)
+    assert (err.code, err.function, err.line, err.col) == ("E0501", "proc busy", *col_of("while n >= 0 {"))
+    assert "'while' loop did not end" in err.message and "while" in err.hint
+    assert [label for label, *_ in err.chain][:2] == ["proc play", "proc busy"]
+
+
+def test_the_last_step_is_often_spent_by_an_innocent_caller():
+    """What the test above guards against: among those budgets, the last step is spent inside
+    count_to (its for loop or its call) at least once, yet it is never blamed."""
+    innermost = {fault("endless_caller", budget=b).chain[-1][0] for b in range(20_000, 20_012)}
+    assert "fn count_to" in innermost
+
+
+def test_a_repeat_that_runs_too_long_is_named_as_a_repeat():
+    err = fault("nested_loop", loops=200)
+    assert err.code == "E0501" and "'repeat' loop did not end" in err.message
+    assert err.line in (line_of("repeat loops {"), line_of("repeat loops { n += 1 }"))
+
+
+def test_a_runaway_recursion_shows_its_frames():
+    err = fault("recursion", budget=None)
+    assert err.chain[0][0] == "proc play" and {label for label, *_ in err.chain[1:]} == {"fn deep"}
+    assert len(err.chain) > 200
+
+
 def test_step_budget_bounds_nested_loops():
     result, match = run("limits", budget=20_000, case="nested_loop", loops=100)  # 10,100 steps: fits
     assert "n 10000" in said(match)
