@@ -66,6 +66,7 @@ VIEW_SCHEMA = {
         "score_unit": {"type": "string", "minLength": 1},
         "owner_var": _NAME,
         "phrases": {"type": "object", "propertyNames": _NAME, "additionalProperties": {"type": "string"}},
+        "narrated": {"type": "array", "items": _NAME, "uniqueItems": True},
         "board": {
             "type": "object", "additionalProperties": False, "required": ["grid", "spaces", "positions"],
             "properties": {
