@@ -26,6 +26,7 @@ class Presentation:
     phrases: dict = field(default_factory=dict)
     narrated: frozenset = frozenset()  # actions and choices whose own narration tells the choice
     board: Optional[dict] = None
+    tiles: dict = field(default_factory=dict)  # how boards of tiles draw their regions and tokens
 
 
 def load_presentation(root: Optional[Path], program) -> Presentation:
@@ -81,7 +82,7 @@ def read_view(root: Path, program) -> tuple:
 def _presentation(data: dict) -> Presentation:
     return Presentation(str(data.get("score_unit", "point")), data.get("owner_var"),
                         {str(k): str(v) for k, v in (data.get("phrases") or {}).items()},
-                        frozenset(data.get("narrated") or ()), data.get("board"))
+                        frozenset(data.get("narrated") or ()), data.get("board"), data.get("tiles") or {})
 
 
 def unknown_names(data: dict, program, shown: str) -> list:
@@ -108,6 +109,13 @@ def unknown_names(data: dict, program, shown: str) -> list:
         params = actions.get(key, ["choice"])
         for hole in HOLE.finditer(str(template)):
             check(["phrases", key], hole.group(1), params, f"in the phrase of '{key}' the parameter")
+    tiles = data.get("tiles") or {}
+    regions = {r for spec in program.boards.values() for tile in spec["regions"] for r in tile}
+    for name in tiles.get("regions") or {}:
+        check(["tiles", "regions", name], name, regions, "the region (of no board's tile)")
+    for name, drawn in (tiles.get("tokens") or {}).items():
+        check(["tiles", "tokens", name], name, set(program.entries) | set(program.kinds), "the entry or kind")
+        check(["tiles", "tokens", name, "facing"], drawn.get("facing"), thing_vars, "the thing variable")
     board = data.get("board")
     if board:
         check(["board", "spaces"], board["spaces"], zones, "the zone")
