@@ -235,12 +235,15 @@ class Phraser:
         given = ", ".join(f"{k.replace('_', ' ')}: {self.name(v, among=among)}" for k, v in values.items())
         return f"{player} chooses: {name.replace('_', ' ')}" + (f" ({given})" if given else "")
 
-    def narrated(self, decision, index: int) -> bool:
+    def narrated(self, decision, index: int, readable: bool = True) -> bool:
         """Whether the pack's own narration tells this decision (view.yaml `narrated`), so
-        that the terminal need not say it first."""
-        if decision.kind == "action":
-            return self.program.actions[decision.options[index][0]].name in self.presentation.narrated
-        return decision.tag in self.presentation.narrated
+        that the terminal need not say it first. Of a decision the reader may not see,
+        only when every option is narrated: whether its line is shown must not hint
+        at which option was taken."""
+        if decision.kind != "action":
+            return decision.tag in self.presentation.narrated
+        chosen = [decision.options[index]] if readable else decision.options
+        return all(self.program.actions[option[0]].name in self.presentation.narrated for option in chosen)
 
     def fill(self, template: str, values: dict, among: Optional[frozenset] = None) -> str:
         from runebook.runtime.text import article, plural_form

@@ -162,6 +162,50 @@ def test_a_narrated_name_the_pack_lacks_is_E0419(tmp_path):
     assert "E0419" in text and "'shine'" in text and "lanterns/view.yaml:2:" in text
 
 
+# Each player holds two cards in secret: Player 1 peeks at one (a choice), Player 2 keeps
+# one or rests (an action over hidden things, of which only keeping narrates itself).
+SECRETS = {
+    "main.rune": """\
+        kind card { name: str }
+        card gem { name: "Gem" }
+        card coin { name: "Coin" }
+        zone hand per player private
+        zone kept per player private
+        action keep(c: thing from hand of actor) in turn {
+          move c to kept of actor
+          log "{actor} keeps a card."
+        }
+        action rest() in turn {
+        }
+        proc play() {
+          for p in players {
+            create gem in hand of p
+            create coin in hand of p
+          }
+          let seen = choose peek from hand of players[0] for players[0]
+          log "{players[0]} peeks at a card."
+          act turn for players[1]
+        }
+        fn score(p: player) -> int {
+          return len(kept of p)
+        }
+    """,
+    "view.yaml": """\
+        phrases: {peek: "peeks at {choice}"}
+        narrated: [peek, keep]
+    """,
+}
+
+
+def test_a_hidden_decision_goes_unsaid_only_when_its_every_option_narrates_itself(tmp_path):
+    pack = write_pack(tmp_path / "secrets", SECRETS, players="{min: 2, max: 2}")
+    text = CliRunner().invoke(app, ["play", str(pack), "--seed", "1", "--agents", "first"]).output
+    assert "Player 1 peeks at a card." in text and "Player 1 chooses" not in text
+    # Player 2 kept a card, which narrates itself; but resting would not have, so saying
+    # nothing here would tell which it was
+    assert "  Player 2 chooses (hidden).\nPlayer 2 keeps a card." in text
+
+
 @pytest.mark.parametrize("word, plural", [("coin", "coins"), ("box", "boxes"), ("city", "cities"),
                                           ("day", "days"), ("match", "matches"), ("HP", "HP")])
 def test_plural_forms(word, plural):
