@@ -110,6 +110,8 @@ class Narrator:
             self.out.line(event["text"])
         elif kind == "decision" and not self.is_human[event["player"] - 1]:
             seen = self.seen[-1] if self.seen else None
+            if seen is not None and self.phraser is not None and self.phraser.narrated(*seen, may_read):
+                return  # the pack's narration of what follows tells this choice
             self.out.line("  " + decision_text(event, self.phraser, seen, may_read), "dim")
 
 

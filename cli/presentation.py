@@ -24,7 +24,9 @@ class Presentation:
     score_unit: str = "point"
     owner_var: Optional[str] = None
     phrases: dict = field(default_factory=dict)
+    narrated: frozenset = frozenset()  # actions and choices whose own narration tells the choice
     board: Optional[dict] = None
+    tiles: dict = field(default_factory=dict)  # how boards of tiles draw their regions and tokens
 
 
 def load_presentation(root: Optional[Path], program) -> Presentation:
@@ -80,7 +82,7 @@ def read_view(root: Path, program) -> tuple:
 def _presentation(data: dict) -> Presentation:
     return Presentation(str(data.get("score_unit", "point")), data.get("owner_var"),
                         {str(k): str(v) for k, v in (data.get("phrases") or {}).items()},
-                        data.get("board"))
+                        frozenset(data.get("narrated") or ()), data.get("board"), data.get("tiles") or {})
 
 
 def unknown_names(data: dict, program, shown: str) -> list:
@@ -100,10 +102,20 @@ def unknown_names(data: dict, program, shown: str) -> list:
 
     check(["owner_var"], data.get("owner_var"), thing_vars, "the thing variable")
     actions = {a.name: a.params for a in program.actions}
+    for i, name in enumerate(data.get("narrated") or ()):
+        # a choice is named by its phrase's key: the page still tells it in words
+        check(["narrated", i], name, set(actions) | set(data.get("phrases") or {}), "the action or phrased choice")
     for key, template in (data.get("phrases") or {}).items():
         params = actions.get(key, ["choice"])
         for hole in HOLE.finditer(str(template)):
             check(["phrases", key], hole.group(1), params, f"in the phrase of '{key}' the parameter")
+    tiles = data.get("tiles") or {}
+    regions = {r for spec in program.boards.values() for tile in spec["regions"] for r in tile}
+    for name in tiles.get("regions") or {}:
+        check(["tiles", "regions", name], name, regions, "the region (of no board's tile)")
+    for name, drawn in (tiles.get("tokens") or {}).items():
+        check(["tiles", "tokens", name], name, set(program.entries) | set(program.kinds), "the entry or kind")
+        check(["tiles", "tokens", name, "facing"], drawn.get("facing"), thing_vars, "the thing variable")
     board = data.get("board")
     if board:
         check(["board", "spaces"], board["spaces"], zones, "the zone")
@@ -134,22 +146,45 @@ class Phraser:
         self.owner_slot = names.index(owner) if owner in names else None
 
     # ------------------------------------------------------------ values
-    def name(self, value, tell_apart: bool = True) -> str:
+    def name(self, value, tell_apart: bool = True, among: Optional[frozenset] = None) -> str:
+        """A value in words; a thing followed by its player's name when another player has
+        a thing of that name (in the world, or with `among`, only where that set of names
+        says so: the names that differ by player among a decision's options)."""
         from runebook.runtime.text import joined
         from runebook.runtime.world import HiddenThing, Thing
         if isinstance(value, HiddenThing):
             return "a hidden thing"
         if isinstance(value, Thing):
-            base = self._entry_name(value.entry) if value.face is None else value.face.replace("_", " ")
+            base = self._base_name(value)
             owner = self.owner(value)
-            if tell_apart and owner is not None and self._shared_name(value, base):
+            shared = base in among if among is not None else self._shared_name(value, base)
+            if tell_apart and owner is not None and shared:
                 return f"{base} (Player {owner.seat + 1})"
             return base
         if isinstance(value, str) and value in self.world.entries:
             return self._entry_name(value)
         if isinstance(value, (tuple, list)) and value:
-            return joined([self.name(v, tell_apart) for v in value])
+            return joined([self.name(v, tell_apart, among) for v in value])
         return self.world.describe(value)
+
+    def _base_name(self, thing) -> str:
+        return self._entry_name(thing.entry) if thing.face is None else thing.face.replace("_", " ")
+
+    def _names_by_player(self, options: list) -> frozenset:
+        """The names that things of different players go by among a decision's options:
+        only those need their player's name to be told apart."""
+        from runebook.runtime.world import Thing
+        owners: dict = {}
+
+        def walk(value):
+            if isinstance(value, Thing):
+                owner = self.owner(value)
+                owners.setdefault(self._base_name(value), set()).add(owner.seat if owner is not None else None)
+            elif isinstance(value, (tuple, list)):
+                for v in value:
+                    walk(v)
+        walk(options)
+        return frozenset(name for name, seen in owners.items() if len(seen) > 1)
 
     def _entry_name(self, entry: str) -> str:
         given = self.world.entries.get(entry, {}).get("name")
@@ -173,15 +208,18 @@ class Phraser:
             for zone in zones if isinstance(zones, list) else (zones,):
                 for other in zone.items:
                     if (type(other) is Thing and other is not thing and self.owner(other) is not mine
-                            and self.name(other, tell_apart=False) == base):
+                            and self._base_name(other) == base):
                         return True
         return False
 
     # ------------------------------------------------------------ decisions
     def decision(self, decision, index: int) -> str:
         """'Player 2 plays the Lantern on Scout (Player 1)': the pack's phrase for the chosen
-        option; without one, its names in words ('chooses: swap tiles (target: corner)')."""
+        option; without one, its names in words ('chooses: swap tiles (target: corner)').
+        A thing is told apart by its player's name only where the options hold another
+        player's thing of the same name."""
         option = decision.options[index]
+        among = self._names_by_player(decision.options)
         if decision.kind == "action":
             action = self.program.actions[option[0]]
             name, template = action.name, self.presentation.phrases.get(action.name)
@@ -191,13 +229,23 @@ class Phraser:
             values = {"choice": option}
         player = f"Player {decision.player.seat + 1}"
         if template is not None:
-            return f"{player} {self.fill(template, values)}"
+            return f"{player} {self.fill(template, values, among)}"
         if decision.kind != "action":
-            return f"{player} chooses {self.name(option)} ({name.replace('_', ' ')})"
-        given = ", ".join(f"{k.replace('_', ' ')}: {self.name(v)}" for k, v in values.items())
+            return f"{player} chooses {self.name(option, among=among)} ({name.replace('_', ' ')})"
+        given = ", ".join(f"{k.replace('_', ' ')}: {self.name(v, among=among)}" for k, v in values.items())
         return f"{player} chooses: {name.replace('_', ' ')}" + (f" ({given})" if given else "")
 
-    def fill(self, template: str, values: dict) -> str:
+    def narrated(self, decision, index: int, readable: bool = True) -> bool:
+        """Whether the pack's own narration tells this decision (view.yaml `narrated`), so
+        that the terminal need not say it first. Of a decision the reader may not see,
+        only when every option is narrated: whether its line is shown must not hint
+        at which option was taken."""
+        if decision.kind != "action":
+            return decision.tag in self.presentation.narrated
+        chosen = [decision.options[index]] if readable else decision.options
+        return all(self.program.actions[option[0]].name in self.presentation.narrated for option in chosen)
+
+    def fill(self, template: str, values: dict, among: Optional[frozenset] = None) -> str:
         from runebook.runtime.text import article, plural_form
 
         def optional(match):
@@ -208,7 +256,7 @@ class Phraser:
             key, form = match.group(1), match.group(2)
             if key not in values:
                 return match.group(0)  # a phrase naming no parameter shows the hole: easy to spot
-            text = self.name(values[key])
+            text = self.name(values[key], among=among)
             if form == "a":
                 return article(text)
             if form == "plural":

@@ -74,6 +74,10 @@ class PageRecorder:
                  "globals": {v.name: self._value(world.globals[i]) for i, v in enumerate(program.globals)}}
         if self.presentation.board is not None:
             state["board"] = self._board(self.presentation.board)
+        if world.boards:
+            from .viewer_tiles import tile_tokens
+            state["tokens"] = tile_tokens(world, program, self.presentation.tiles, self.phraser.name,
+                                          self.phraser.owner, self._sees)
         return state
 
     def _sees(self, zone) -> bool:
@@ -145,8 +149,10 @@ class PageRecorder:
         layout = None
         if board is not None:
             layout = {"grid": board["grid"], "positions": board["positions"], "links": self._links(board)}
+        from .viewer_tiles import tile_layout
         return {"title": title, "seed": self.start.get("seed"), "players": self.start.get("players"),
                 "seat": self.seat, "unit": self.presentation.score_unit, "layout": layout,
+                "tile_boards": tile_layout(self.phraser.world, self.presentation.tiles),
                 "steps": self.steps, "result": self.result}
 
     def _links(self, board: dict) -> list:

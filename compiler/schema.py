@@ -57,6 +57,8 @@ PACK_SCHEMA = {
 # view.yaml: how a match of the pack is shown to people (narration of decisions, the board).
 # It changes no rule, so it is not part of the pack's hash: a log stays valid when it changes.
 _SPACE_POSITION = {"type": "array", "items": {"type": "number"}, "minItems": 2, "maxItems": 2}
+# How a region's tiles or a token on a tile is drawn: every part optional.
+_DRAWN = {"colour": {"type": "string"}, "glyph": {"type": "string"}, "label": {"type": "string"}}
 VIEW_SCHEMA = {
     "$schema": "http://json-schema.org/draft-07/schema#",
     "title": "runebook pack presentation (view.yaml)",
@@ -66,6 +68,16 @@ VIEW_SCHEMA = {
         "score_unit": {"type": "string", "minLength": 1},
         "owner_var": _NAME,
         "phrases": {"type": "object", "propertyNames": _NAME, "additionalProperties": {"type": "string"}},
+        "narrated": {"type": "array", "items": _NAME, "uniqueItems": True},
+        "tiles": {
+            "type": "object", "additionalProperties": False,
+            "properties": {
+                "regions": {"type": "object", "propertyNames": _NAME, "additionalProperties": {
+                    "type": "object", "additionalProperties": False, "properties": _DRAWN}},
+                "tokens": {"type": "object", "propertyNames": _NAME, "additionalProperties": {
+                    "type": "object", "additionalProperties": False, "properties": {**_DRAWN, "facing": _NAME}}},
+            },
+        },
         "board": {
             "type": "object", "additionalProperties": False, "required": ["grid", "spaces", "positions"],
             "properties": {

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
@@ -12,7 +13,7 @@ from typer.testing import CliRunner
 from runebook.cli.main import app
 
 from browser import file_url, non_blank_fraction  # the page fixture: conftest.py
-from packmaker import write_pack
+from packmaker import manifest, write_pack
 
 runner = CliRunner()
 
@@ -139,6 +140,92 @@ def test_a_pack_without_a_board_has_none(tmp_path):
     log, _ = logged_match(tmp_path, "shire")
     data = page_data(viewed(tmp_path, log))
     assert data["layout"] is None and "board" not in data["steps"][0]["state"]
+    assert data["tile_boards"] == [] and "tokens" not in data["steps"][0]["state"]
+
+
+# ---------------------------------------------------------------- boards of tiles
+BOARD_PACK = Path(__file__).resolve().parent / "packs" / "board"
+# The test boards (tests/packs/board: a square arena with a pond, a hex board) with things
+# of two players standing on both, facing somewhere, one of them in a private zone.
+TILE_MATCH = """\
+    symbols ground: wall, water, spawn_a, spawn_b, camp, ford
+    zone units per player
+    zone lurkers per player private
+    kind unit { name: str }
+    unit knight { name: "Knight" }
+    unit goblin { name: "Goblin" }
+    unit scout { name: "Scout" }
+    var heading: int per thing = 0
+    proc play() {
+      let k = create knight in units of players[0]
+      move k to region(arena, spawn_a)[0]
+      k.heading = 2
+      let g = create goblin in lurkers of players[1]
+      move g to region(arena, spawn_b)[0]
+      let s = create scout in units of players[1]
+      move s to tile_at(hexes, 2, 1)
+      s.heading = 3
+      let dest = choose step from reachable_tiles(tile_of(k), 2) for players[0]
+      move k to dest
+    }
+    fn score(p: player) -> int { return 0 }
+"""
+
+
+def tile_pack(tmp_path) -> Path:
+    """The test pack's boards and view.yaml, its tokens facing where `heading` says."""
+    from runebook.dsl.yaml_load import load_yaml
+    from runebook.compiler.schema import plain_data
+    view = plain_data(load_yaml(BOARD_PACK / "view.yaml", "view.yaml"))
+    for drawn in view["tiles"]["tokens"].values():
+        drawn["facing"] = "heading"
+    sources = {"main.rune": TILE_MATCH, "view.yaml": json.dumps(view)}
+    for board in BOARD_PACK.glob("*.board"):
+        sources[board.name] = board.read_text(encoding="utf-8")
+    return write_pack(tmp_path / "tiles", sources, players="{min: 2, max: 2}",
+                      pack_yaml=manifest("tiles", 'boards: ["*.board"]\n', "{min: 2, max: 2}"))
+
+
+def test_a_board_of_tiles_is_drawn_from_its_regions_and_the_view_declaration(tmp_path):
+    log, _ = logged_match(tmp_path, BOARD_PACK, seed=1, agents="first")
+    data = page_data(viewed(tmp_path, log))
+    arena, hexes = data["tile_boards"]
+    assert (arena["grid"], arena["width"], arena["height"], len(arena["tiles"])) == ("square", 7, 5, 35)
+    assert (hexes["grid"], len(hexes["tiles"])) == ("hex", 20)
+    tile = {(t["x"], t["y"]): t for t in arena["tiles"]}
+    assert tile[(0, 0)] == {"x": 0, "y": 0, "colour": "#6b6b6b", "glyph": "#", "title": "wall"}
+    assert tile[(2, 2)]["colour"] == "#7fb2e5" and tile[(2, 2)]["title"] == "water"
+    assert tile[(3, 2)]["colour"] == "#a9d3c9" and tile[(3, 2)]["glyph"] == "≈"  # the ford over the pond
+    assert tile[(3, 3)] == {"x": 3, "y": 3, "colour": None, "glyph": "", "title": ""}
+    assert {a["label"]: (a["x"], a["y"]) for a in arena["areas"]} == {
+        "Pond": (2, 2), "Spawn A": (1, 1), "Spawn B": (5, 3), "Camp": (4, 1)}
+    tokens = [s["state"]["tokens"] for s in data["steps"]]
+    assert [(t["board"], t["x"], t["y"], t["glyph"], t["label"]) for t in tokens[-1]] == [
+        ("hexes", 1, 0, "K", "the Knight")]
+
+
+def test_a_seats_page_draws_no_token_of_anothers_private_zone(tmp_path):
+    log, _ = logged_match(tmp_path, tile_pack(tmp_path), seed=1, agents="first")
+    tokens = {seat: page_data(viewed(tmp_path, log, "--seat", seat))["steps"][0]["state"]["tokens"]
+              for seat in (1, 2)}
+    assert sorted(t["label"] for t in tokens[2]) == ["Goblin", "Scout", "the Knight"]
+    assert sorted(t["label"] for t in tokens[1]) == ["Scout", "the Knight"]
+    knight = next(t for t in tokens[1] if t["glyph"] == "K")
+    assert knight["owner"] == 1 and knight["toward"] == [2, 1]    # heading 2: east on a square
+    scout = next(t for t in tokens[1] if t["label"] == "Scout")
+    assert scout["owner"] == 2 and scout["toward"] == [1, 1]     # heading 3: west on hexes
+
+
+@pytest.mark.parametrize("view, message", [
+    ("tiles: {regions: {swamp: {colour: red}}}", "the region (of no board's tile) 'swamp'"),
+    ("tiles: {tokens: {dragon: {glyph: D}}}", "the entry or kind 'dragon'"),
+    ("tiles: {tokens: {unit: {facing: bearing}}}", "the thing variable 'bearing'"),
+])
+def test_a_tile_declaration_naming_what_the_pack_lacks_is_E0419(tmp_path, view, message):
+    pack = tile_pack(tmp_path)
+    (pack / "view.yaml").write_text(view + "\n", encoding="utf-8")
+    result = run("validate", pack)
+    assert result.exit_code == 1 and "E0419" in result.output and message in result.output
 
 
 def test_names_in_text_cannot_close_the_data_script(tmp_path):
@@ -310,3 +397,26 @@ def test_a_hex_board_and_a_seats_view_in_a_browser(page, tmp_path):
     zones = page.text_content("#zones")
     assert "hand of Player 1 (2): 2 hidden" in zones and "hand of Player 2 (2): Jewel, Pearl" in zones
     assert page.js_errors == [] and non_blank_fraction(page) > 0.1
+
+
+def test_boards_of_tiles_in_a_browser(page, tmp_path):
+    log, _ = logged_match(tmp_path, tile_pack(tmp_path), seed=1, agents="first")
+    out = tmp_path / "tiles.html"
+    assert run("view", log, "--out", out).exit_code == 0
+    page.goto(file_url(out))
+    arena, hexes = page.locator("#board svg[data-board=arena]"), page.locator("#board svg[data-board=hexes]")
+    assert arena.locator(".tile rect").count() == 35 and hexes.locator(".tile polygon").count() == 20
+    assert arena.locator(".tile[data-x='2'][data-y='2'] rect").get_attribute("fill") == "#7fb2e5"
+    assert arena.locator(".tile[data-x='0'][data-y='0'] text").text_content() == "#"
+    assert sorted(arena.locator(".area").all_text_contents()) == ["Camp", "Pond", "Spawn A", "Spawn B"]
+    assert hexes.locator(".area").all_text_contents() == ["Spawn A"]
+    knight = arena.locator(".token[data-x='1'][data-y='1']")
+    assert knight.locator("text").text_content() == "K" and knight.locator("circle").get_attribute("fill") == "#c0392b"
+    assert knight.locator("title").text_content() == "the Knight (Player 1)"
+    assert arena.locator(".token[data-x='5'][data-y='3'] circle").get_attribute("fill") == "#2e7d32"  # the goblin
+    assert page.locator("#board .facing").count() == 3
+    page.keyboard.press("End")
+    assert arena.locator(".token").count() == 2 and hexes.locator(".token").count() == 1
+    assert arena.locator(".token[data-x='1'][data-y='1']").count() == 0    # the knight stepped away
+    assert arena.locator(".token", has_text="K").count() == 1
+    assert page.js_errors == [] and non_blank_fraction(page) > 0.2
