@@ -180,8 +180,8 @@ def tile_pack(tmp_path) -> Path:
     for drawn in view["tiles"]["tokens"].values():
         drawn["facing"] = "heading"
     sources = {"main.rune": TILE_MATCH, "view.yaml": json.dumps(view)}
-    for board in BOARD_PACK.glob("*.board"):
-        sources[board.name] = board.read_text(encoding="utf-8")
+    for name in ("arena.board", "hexes.board"):  # the boards TILE_MATCH declares the regions of
+        sources[name] = (BOARD_PACK / name).read_text(encoding="utf-8")
     return write_pack(tmp_path / "tiles", sources, players="{min: 2, max: 2}",
                       pack_yaml=manifest("tiles", 'boards: ["*.board"]\n', "{min: 2, max: 2}"))
 
@@ -189,7 +189,9 @@ def tile_pack(tmp_path) -> Path:
 def test_a_board_of_tiles_is_drawn_from_its_regions_and_the_view_declaration(tmp_path):
     log, _ = logged_match(tmp_path, BOARD_PACK, seed=1, agents="first")
     data = page_data(viewed(tmp_path, log))
-    arena, hexes = data["tile_boards"]
+    boards = {board["name"]: board for board in data["tile_boards"]}
+    assert set(boards) == {"arena", "hexes", "field"}  # every board file of the pack is drawn
+    arena, hexes = boards["arena"], boards["hexes"]
     assert (arena["grid"], arena["width"], arena["height"], len(arena["tiles"])) == ("square", 7, 5, 35)
     assert (hexes["grid"], len(hexes["tiles"])) == ("hex", 20)
     tile = {(t["x"], t["y"]): t for t in arena["tiles"]}
