@@ -30,6 +30,9 @@ from runebook.dsl.diagnostics import Diagnostic, did_you_mean
 from runebook.runtime.builtins import BY_NAME as BUILTINS
 
 # The phrase of every statement form and operator; holes name the node's parts.
+# How tightly each arithmetic operator binds: an operand binding looser is bracketed.
+ARITHMETIC_TIGHTNESS = {"+": 1, "-": 1, "*": 2, "%": 2}
+
 # Keys: the AST class name, or the class name and its variant ("Binary ==").
 FORMS: dict[str, str] = {
     # statements
@@ -269,10 +272,23 @@ class Renderer:
         return fill(FORMS[f"Unary {e.op}"], {"operand": self.expr(e.operand)})
 
     def x_Binary(self, e):
-        return fill(FORMS[f"Binary {e.op}"], {"left": self.expr(e.left), "right": self.expr(e.right)})
+        tight = ARITHMETIC_TIGHTNESS.get(e.op)
+        return fill(FORMS[f"Binary {e.op}"], {"left": self.operand(e.left, tight),
+                                              "right": self.operand(e.right, tight, right=True)})
 
     def x_Divide(self, e):
-        return fill(FORMS[f"Divide {e.rounding}"], {"left": self.expr(e.left), "right": self.expr(e.right)})
+        tight = ARITHMETIC_TIGHTNESS["*"]
+        return fill(FORMS[f"Divide {e.rounding}"], {"left": self.operand(e.left, tight),
+                                                    "right": self.operand(e.right, tight, right=True)})
+
+    def operand(self, e, tight, right: bool = False) -> str:
+        """An arithmetic operand, in brackets where the words alone would regroup it:
+        `(a - b) * c` must not read "a - b × c", nor `a - (b + c)` "a - b + c"."""
+        text = self.expr(e)
+        inner = ARITHMETIC_TIGHTNESS.get(e.op) if isinstance(e, A.Binary) else None
+        if tight is not None and inner is not None and (inner < tight or (right and inner == tight)):
+            return f"({text})"
+        return text
 
     def x_Choose(self, e):
         player = self.expr(e.player) if e.player is not None else self.name("actor")

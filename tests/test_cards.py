@@ -98,7 +98,7 @@ GOLDEN_SOURCE = """\
       use {
         gain(p, worth_of(p) / 2 rounded up)
         log "narration is not rules text"
-        if exists(t in bag of p where t.entry == lamp) { emit found(who: p) } else { gain(p, 1) }
+        if exists(t in bag of p where t.entry == lamp) { emit found(who: p) } else { gain(p, (p.gold - 1) * 2 - (worth_of(p) + 1)) }
       }
     }
     relic stone { name: "Stone"; worth: 1; bright: false }
@@ -115,13 +115,14 @@ phrases:
     ready: "Usable when {ready}."
     found: "a find is announced"
 """
-# expect: the Lamp's card, from its data (the phrased field), its fn and its proc
+# expect: the Lamp's card, from its data (the phrased field), its fn and its proc; brackets
+# where the words alone would regroup the arithmetic
 GOLDEN_LAMP = [
     "Worth 3 (blue).",
     "It glows.",
     "Usable when the number of your bag is at least 2 and your gold is less than 10.",
     "Use: you gain worth of (you) / 2, rounded up gold; if there is a t in your bag where t's entry is Lamp: "
-    "a find is announced; otherwise: you gain 1 gold.",
+    "a find is announced; otherwise: you gain (your gold - 1) × 2 - (worth of (you) + 1) gold.",
 ]
 
 
