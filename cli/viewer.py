@@ -41,6 +41,9 @@ class PageRecorder:
             self.start = event
         elif kind == "say" and self.may_read(event):
             self.pending.append(event["text"])
+        elif kind == "reveal":
+            from .commands_play import reveal_text
+            self.pending.append(reveal_text(event))
         elif kind == "decision":
             self.steps.append({"say": self.pending, "decision": self._decision(event), "state": self._state()})
             self.pending = []

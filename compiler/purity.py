@@ -27,7 +27,8 @@ from .symbols import Behaviour
 # What each statement or expression that changes the game does, in words for diagnostics.
 _CHANGES = {
     A.Move: "moves a thing", A.Destroy: "destroys a thing", A.Roll: "rolls dice",
-    A.Shuffle: "shuffles a zone", A.Choose: "asks for a choice", A.Act: "offers actions",
+    A.Shuffle: "shuffles a zone", A.Choose: "asks for a choice",
+    A.ChooseSecretly: "asks for a secret choice", A.Act: "offers actions",
     A.Create: "creates a thing", A.RandomFrom: "picks at random",
     # Narration is not game state, but a fn that narrates must run at every call (a memo
     # hit would drop its line), and a question that narrated would make the log depend

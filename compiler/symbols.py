@@ -108,6 +108,7 @@ class Symbols:
     procedure_fields: set = field(default_factory=set)  # behaviour fields that are procedures (purity.py)
     declared_at: dict = field(default_factory=dict)  # top-level name -> Span (one namespace)
     choice_types: dict = field(default_factory=dict) # choose tag -> option Type
+    secret_tags: dict = field(default_factory=dict)  # choose tag -> whether it is asked secretly
     emitted: set = field(default_factory=set)        # events some script emits
     acted: set = field(default_factory=set)          # action groups some script offers
 

@@ -508,6 +508,9 @@ class _ToAst(Transformer):
     def choose(self, meta, c):
         return A.Choose(str(c[0]), c[1], c[2], self.sp(meta))
 
+    def choose_secretly(self, meta, c):
+        return A.ChooseSecretly(str(c[0]), c[1], str(c[2]), c[3], self.sp(meta))
+
     def act(self, meta, c):
         return A.Act(str(c[0]), c[1], self.sp(meta))
 
