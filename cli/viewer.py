@@ -73,8 +73,9 @@ class PageRecorder:
         for zone_or_seats in world.zones:
             for zone in zone_or_seats if isinstance(zone_or_seats, list) else (zone_or_seats,):
                 zones.append(self._zone(zone))
-        state = {"players": players, "zones": zones,
-                 "globals": {v.name: self._value(world.globals[i]) for i, v in enumerate(program.globals)}}
+        state = {"players": players, "zones": zones,  # a name with '<' is the engine's own (no script names it)
+                 "globals": {v.name: self._value(world.globals[i]) for i, v in enumerate(program.globals)
+                             if not v.name.startswith("<")}}
         if self.presentation.board is not None:
             state["board"] = self._board(self.presentation.board)
         return state

@@ -22,7 +22,7 @@ from typing import Optional
 from runebook.dsl import ast as A
 from runebook.runtime.builtins import RANDOM as RANDOM_BUILTINS  # builtins that draw from the match RNG
 
-from .symbols import Behaviour
+from .symbols import INTERRUPT_PRIORITY, Behaviour
 
 # What each statement or expression that changes the game does, in words for diagnostics.
 _CHANGES = {
@@ -96,7 +96,9 @@ def _analyse(syms) -> dict:
         reached = edges[node] = []
         for h in (info.decl for info in handlers):
             direct = _effects(syms, h.when, reached) or _block_effects(syms, h.body, set(), reached)
-            if direct is not None:
+            if direct is not None and h.priority == INTERRUPT_PRIORITY:  # written by the compiler
+                why[node] = f"opens an interrupt window ({h.span.file}:{h.span.line}) that offers actions"
+            elif direct is not None:
                 why[node] = f"has a handler ({h.span.file}:{h.span.line}) that {direct}"
                 break
     changed = True

@@ -446,6 +446,18 @@ class HandlerDecl:
 
 
 @dataclass(slots=True)
+class InterruptDecl:
+    """`interrupt GROUP on EVENT for PLAYERS [when COND]`: a window in which each listed
+    player may take one action of the group, opened by the engine whenever the event
+    happens, never while another interrupt is being taken."""
+    group: str
+    event: str
+    players: Expr
+    when: Optional[Expr]
+    span: Span
+
+
+@dataclass(slots=True)
 class Rating:
     kind: str  # "action" | "choice"
     target: str

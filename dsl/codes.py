@@ -292,6 +292,14 @@ one kind of decision, and the log hides a secret one's answers until they are
 revealed, so the same tag cannot be both.""",
          fix="""give the players as a list (`for each p in [attacker, defender]`); give the
 secret choice a tag of its own."""),
+    Code("E0327", "an interrupt that cannot be declined",
+         example="interrupt group 'reactions' has no action a player can always take to decline",
+         meaning="""`interrupt group 'reactions' has no action a player can always take to decline` —
+an interrupt is always optional, but every action of the window's group has
+parameters or requirements, so a player offered the window could be made to
+take one.""",
+         fix="""add an action without parameters or requirements to the group:
+`action pass_reactions() in reactions { }`."""),
     Code("E0330", "side effect where only a value may be computed",
          example="this context may only compute a value, not change the game",
          meaning="""`this context may only compute a value, not change the game`. Policy ratings,
