@@ -535,8 +535,7 @@ class Expressions:
         """Every listed player answers in turn, none seeing another's answer; the answers
         arrive together (DECIDE_SECRET), so nothing computed here can depend on one."""
         players_t = self.expr(e.players)
-        if players_t == ZONE or not (players_t.is_list and self.types.assignable(players_t.item, PLAYER)
-                                     or players_t == ANY):
+        if not (players_t == ANY or players_t.is_list and self.types.assignable(players_t.item, PLAYER)):
             self.error("E0326", f"'choose secretly' asks a list of players, but this is {players_t}",
                        e.players.span, "for example 'for each p in players'")
         players = self.hidden("secret choosers")

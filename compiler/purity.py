@@ -96,10 +96,11 @@ def _analyse(syms) -> dict:
         reached = edges[node] = []
         for h in (info.decl for info in handlers):
             direct = _effects(syms, h.when, reached) or _block_effects(syms, h.body, set(), reached)
-            if direct is not None and h.priority == INTERRUPT_PRIORITY:  # written by the compiler
-                why[node] = f"opens an interrupt window ({h.span.file}:{h.span.line}) that offers actions"
-            elif direct is not None:
-                why[node] = f"has a handler ({h.span.file}:{h.span.line}) that {direct}"
+            if direct is not None:
+                where = f"({h.span.file}:{h.span.line})"
+                why[node] = (f"opens an interrupt window {where} that offers actions"
+                             if h.priority == INTERRUPT_PRIORITY  # a handler the compiler wrote
+                             else f"has a handler {where} that {direct}")
                 break
     changed = True
     while changed:

@@ -79,6 +79,10 @@ class Decision:
         return labels
 
 
+class SecretChoiceFault(ScriptFault):
+    """A secret choice asked one player twice (E0505)."""
+
+
 def secret_choice(world, players, option_lists, tag: str):
     """A secret choice (DECIDE_SECRET), as a generator both engines drive: it yields one
     Decision per player who has a choice to make, in the players' order, and returns every
@@ -103,10 +107,6 @@ def secret_choice(world, players, option_lists, tag: str):
         world.narration.append({"type": "reveal", "tag": tag, "choices": [
             {"player": p.seat + 1, "label": world.value_label(a)} for p, a in zip(players, answers)]})
     return tuple(answers)
-
-
-class SecretChoiceFault(ScriptFault):
-    """A secret choice asked one player twice (E0505)."""
 
 
 class OutOfSteps(Exception):
