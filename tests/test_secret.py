@@ -293,3 +293,24 @@ def test_card_tests_answer_secret_choices_per_player(tmp_path):
     results, diags = run_card_tests([str(bad)])
     assert [r.failures for r in results] == [["1 scripted decision(s) of p1 were never asked for"]]
     assert [(d.code, d.span.line) for d in diags] == [("E0426", 11)]
+
+
+def test_a_cards_secret_choice_reads_as_rules_text(tmp_path):
+    from runebook.compiler.pack import check_pack
+    from runebook.compiler.rules_text import cards
+    source = {"main.rune": """\
+        symbols brain, head, torso
+        kind tactic { on_play: proc(p: player) }
+        tactic ambush {
+          on_play {
+            let picks = choose secretly zone_pick from [brain, head, torso] for each q in players
+          }
+        }
+        proc play() { }
+        fn score(p: player) -> int { return 0 }
+    """}
+    program, syms, _, diags, _ = check_pack(str(write_pack(tmp_path / "cardpack", source)))
+    assert program is not None, [str(d) for d in diags]
+    (card,) = cards(syms, {})
+    assert "each q of players secretly chooses zone pick from brain, head and torso; " \
+           "the choices are revealed together" in " ".join(card.text)
