@@ -318,7 +318,8 @@ def _interrupt(args: list, cache: Path, after: float, stdin=None):
 
 def test_ctrl_c_in_a_human_game_keeps_a_partial_log(tmp_path, cache):
     log = tmp_path / "game.jsonl"
-    runebook("validate", "dungeon_roll", cache=cache)  # warm the cache: the interrupt lands at the prompt
+    # Warm the caches (the compiled pack and its fast-path module): the interrupt lands at the prompt.
+    runebook("play", "dungeon_roll", "--agents", "first", "--seed", "5", cache=cache)
     rc, out, err = _interrupt(["play", "dungeon_roll", "--agents", "human", "--seed", "5", "--log", log],
                               cache, 2.0, stdin="1\n2\n")
     assert rc == 130 and "interrupted" in err and "Traceback" not in err and "partial log" in err
