@@ -330,7 +330,8 @@ def test_ctrl_c_in_a_human_game_keeps_a_partial_log(tmp_path, cache):
 @pytest.mark.parametrize("workers", ["1", "2"])
 def test_ctrl_c_during_simulate_reports_what_it_finished(cache, workers):
     import json
-    runebook("validate", "dungeon_roll", cache=cache)
+    # Warm the caches (the compiled pack and its fast-path module): the interrupt lands mid-run.
+    runebook("simulate", "dungeon_roll", "--games", "2", "--workers", workers, cache=cache)
     rc, out, err = _interrupt(["simulate", "dungeon_roll", "--games", "10000000", "--workers", workers, "--json"],
                               cache, 2.5)
     assert rc == 130 and "Traceback" not in err, err
