@@ -190,6 +190,14 @@ def _compile_scenario(suite, data, defaults, sc, index, display, lines, diags):
         diags.append(Diagnostic("E0416", str(err), locate(data, ["scenarios", index, "options"], display)))
         return None
 
+    for name in sc.get("decisions_for") or {}:
+        if int(name[1:]) > n_players:
+            diags.append(Diagnostic("E0426", f"'decisions_for' answers for {name}, but the scenario has "
+                                    f"{n_players} player{'s' if n_players > 1 else ''}",
+                                    locate(data, ["scenarios", index, "decisions_for", name], display),
+                                    f"answer for p1..p{n_players}, or set 'players'"))
+            return None
+
     # Compile every piece of code first: a typo is a diagnostic, not a failure.
     before = len(diags)
     pieces = []
@@ -222,6 +230,9 @@ def _run_scenario(suite: _Suite, scenario: _Scenario, engine: str) -> ScenarioRe
     world.forced_numbers.extend(sc.get("random", []))
     vm = make_vm(engine, program, world)
     agent = ScriptedAgent(sc.get("decisions", []))
+    # A player with answers of their own (decisions_for) takes them from their own queue:
+    # how a secret choice, asked of every player in turn, is scripted seat by seat.
+    own = {int(name[1:]) - 1: ScriptedAgent(answers) for name, answers in (sc.get("decisions_for") or {}).items()}
     players = tuple(world.players)
 
     def run(fn):
@@ -229,8 +240,10 @@ def _run_scenario(suite: _Suite, scenario: _Scenario, engine: str) -> ScenarioRe
         vm.start(len(program.functions) - 1, players)
         decision = vm.run()
         while decision is not None:
-            view = SeatView(vm, world, decision.player.seat)
-            decision = vm.resume(decision.options[agent.choose(decision, view)])
+            seat = decision.player.seat
+            view = SeatView(vm, world, seat)
+            answer = own.get(seat, agent).choose(decision, view)
+            decision = vm.resume(decision.options[answer])
 
     expected_error = sc.get("expect_error")
     try:
@@ -247,6 +260,10 @@ def _run_scenario(suite: _Suite, scenario: _Scenario, engine: str) -> ScenarioRe
         result.failures.append(f"decisions: {err}")
     if agent.used < len(agent.answers):
         result.failures.append(f"{len(agent.answers) - agent.used} scripted decision(s) were never asked for")
+    for seat, scripted in sorted(own.items()):
+        if scripted.used < len(scripted.answers):
+            result.failures.append(f"{len(scripted.answers) - scripted.used} scripted decision(s) of p{seat + 1} "
+                                   "were never asked for")
     for err in world.narration_failures:  # narrated and survived in a match, but a bug all the same
         result.failures.append(f"a log line failed: {err.message} (in {err.function}, {err.file}:{err.line})")
     if world.forced_rolls:

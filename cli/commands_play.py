@@ -108,6 +108,8 @@ class Narrator:
         may_read = private is None or self.is_human[private - 1]
         if kind == "say" and may_read:
             self.out.line(event["text"])
+        elif kind == "reveal":
+            self.out.line("  " + reveal_text(event), "dim")
         elif kind == "decision" and not self.is_human[event["player"] - 1]:
             seen = self.seen[-1] if self.seen else None
             if seen is not None and self.phraser is not None and self.phraser.narrated(*seen, may_read):
@@ -123,6 +125,12 @@ def decision_text(event: dict, phraser, seen: Optional[tuple], may_read: bool) -
     if phraser is None or seen is None:
         return f"Player {event['player']} chose: {event['label']}"
     return phraser.decision(*seen) + "."
+
+
+def reveal_text(event: dict) -> str:
+    """The answers of a secret choice, shown to everyone once all are in."""
+    answers = "; ".join(f"Player {c['player']}: {c['label']}" for c in event["choices"])
+    return f"Revealed together ({event['tag'].replace('_', ' ')}): {answers}."
 
 
 def show_result(out: Out, result, seed: int, log: Optional[Path], unit: str = "point") -> None:

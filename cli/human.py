@@ -21,7 +21,9 @@ class HumanAgent(Agent):
 
     def choose(self, decision, view) -> int:
         labels = view.readable_labels(decision)
-        print(f"\nPlayer {self.seat + 1}, {decision.kind} '{decision.tag}':", file=self.out)
+        # A secret choice's answers are revealed together: until then only this seat may look.
+        secret = " (secret: the others' answers are not shown until all have chosen)" if decision.secret else ""
+        print(f"\nPlayer {self.seat + 1}, {decision.kind} '{decision.tag}'{secret}:", file=self.out)
         for i, label in enumerate(labels, 1):
             print(f"  {i:>2}. {label}", file=self.out)
         while True:

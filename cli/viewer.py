@@ -41,6 +41,9 @@ class PageRecorder:
             self.start = event
         elif kind == "say" and self.may_read(event):
             self.pending.append(event["text"])
+        elif kind == "reveal":
+            from .commands_play import reveal_text
+            self.pending.append(reveal_text(event))
         elif kind == "decision":
             self.steps.append({"say": self.pending, "decision": self._decision(event), "state": self._state()})
             self.pending = []
@@ -70,8 +73,9 @@ class PageRecorder:
         for zone_or_seats in world.zones:
             for zone in zone_or_seats if isinstance(zone_or_seats, list) else (zone_or_seats,):
                 zones.append(self._zone(zone))
-        state = {"players": players, "zones": zones,
-                 "globals": {v.name: self._value(world.globals[i]) for i, v in enumerate(program.globals)}}
+        state = {"players": players, "zones": zones,  # a name with '<' is the engine's own (no script names it)
+                 "globals": {v.name: self._value(world.globals[i]) for i, v in enumerate(program.globals)
+                             if not v.name.startswith("<")}}
         if self.presentation.board is not None:
             state["board"] = self._board(self.presentation.board)
         if world.boards:

@@ -453,7 +453,8 @@ class FunctionCompiler(Expressions, Inlining):
 
     def s_ExprStmt(self, s: A.ExprStmt):
         e = s.expr
-        if not isinstance(e, (A.Call, A.MethodCall, A.Emit, A.Act, A.Create, A.Choose)):
+        if not isinstance(e, (A.Call, A.MethodCall, A.Emit, A.Act, A.Create, A.Choose,
+                              A.ChooseSecretly)):
             self.error("E0323", "this expression is computed and then thrown away", s.span,
                        "use it in a 'let', an 'if' or a call")
         self.expr(e)

@@ -11,7 +11,8 @@ from typing import Optional
 from runebook.dsl import ast as A
 from runebook.dsl.diagnostics import Diagnostic, did_you_mean
 
-from .symbols import MISSING, ActionInfo, Behaviour, BehaviourBody, FnInfo, KindInfo, OwnedHandler, Symbols
+from .symbols import (INTERRUPT_PRIORITY, INTERRUPTER, INTERRUPTING, MISSING, ActionInfo, Behaviour, BehaviourBody,
+                      FnInfo, KindInfo, OwnedHandler, Symbols)
 from .types import ANY, BASE, BOOL, INT, NONE, STR, Type, TypeSpace, elem, event_of, list_of, named
 
 RESERVED = {"players", "actor", "event", "option", "true", "false", "none", "die", "seat"}
@@ -114,6 +115,33 @@ class DeclarationCollector:
     def _handler(self, d: A.HandlerDecl):
         self.syms.handlers.setdefault(d.event, []).append(_HandlerInfo(d, self._handler_order))
         self._handler_order += 1
+
+    def _interrupt(self, d: A.InterruptDecl):
+        """An interrupt window is a handler of its event that the compiler writes: after every
+        other handler, unless an interrupt is already being taken, each listed player may take
+        one action of the group (`act GROUP for p`). The flag that forbids nesting is a global
+        no script can name."""
+        if INTERRUPTING not in self.syms.globals:
+            self.syms.globals[INTERRUPTING] = (len(self.syms.globals), BOOL)
+            self.syms.initial[INTERRUPTING] = False
+        self.syms.interrupts.append(d)
+        sp = d.span
+        flag = A.Name(INTERRUPTING, sp)
+        body = [A.If([(A.Unary("not", flag, sp), [
+            A.Assign(flag, "=", A.BoolLit(True, sp), sp),
+            A.For(INTERRUPTER, d.players, [A.ExprStmt(A.Act(d.group, A.Name(INTERRUPTER, sp), sp), sp)], sp),
+            A.Assign(flag, "=", A.BoolLit(False, sp), sp),
+        ])], None, sp)]
+        self._handler(A.HandlerDecl(d.event, INTERRUPT_PRIORITY, d.when, body, sp))
+
+    def _after_scripts(self):
+        """An interrupt is always optional: its group needs an action that is always legal."""
+        for d in self.syms.interrupts:
+            names = self.syms.groups.get(d.group, [])
+            decls = [self.syms.actions[n].decl for n in names]
+            if decls and not any(not a.params and not a.requires for a in decls):
+                self.error("E0327", f"interrupt group '{d.group}' has no action a player can always take to decline",
+                           d.span, f"add one: 'action pass_{d.group}() in {d.group} {{ }}'")
 
     def _entry_scripts(self, d: A.EntryDecl):
         """An entry's own handlers and actions, at the entry's place in declaration order."""
@@ -497,6 +525,7 @@ DeclarationCollector.PASSES = (
                  A.OptionDecl: DeclarationCollector._option, A.EventDecl: DeclarationCollector._event,
                  A.FnDecl: DeclarationCollector._function, A.ActionDecl: DeclarationCollector._action,
                  A.HandlerDecl: DeclarationCollector._handler, A.EntryDecl: DeclarationCollector._entry_scripts,
+                 A.InterruptDecl: DeclarationCollector._interrupt,
                  A.PolicyDecl: DeclarationCollector._policy}),
     # where entries are in play (zones and variables are known now)
     ("holders", {A.KindDecl: DeclarationCollector._kind_held}),

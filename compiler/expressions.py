@@ -33,7 +33,7 @@ def _int_literal(e) -> bool:
     return isinstance(e, A.Binary) and e.op in ARITH and _int_literal(e.left) and _int_literal(e.right)
 
 # What each context forbids: ratings and requirements must be pure questions.
-PURE_FORBIDDEN = (A.Choose, A.Act, A.Create, A.Emit, A.RandomFrom)
+PURE_FORBIDDEN = (A.Choose, A.ChooseSecretly, A.Act, A.Create, A.Emit, A.RandomFrom)
 
 
 def a_type(t: Type) -> str:
@@ -514,14 +514,55 @@ class Expressions:
             self.error("E0310", f"'choose' needs a list or zone of options, but this is {t}", e.options.span)
         self._player_or_actor(e.player, e.span, "chooses")
         self.emit(O.DECIDE, e.tag)
-        item = elem(t)
-        known = self.syms.choice_types.get(e.tag)
+        return self._choice_tag(e.tag, elem(t), False, e.span)
+
+    def _choice_tag(self, tag: str, item: Type, secret: bool, span: Span) -> Type:
+        """Note what a choice tag offers (one type per tag), and that it is secret or open."""
+        known = self.syms.choice_types.get(tag)
         if known is None or known == ANY:
-            self.syms.choice_types[e.tag] = item
+            self.syms.choice_types[tag] = item
         elif not self.types.comparable(known, item):
-            self.error("E0317", f"choice '{e.tag}' offers {item} here but {known} elsewhere", e.span,
+            self.error("E0317", f"choice '{tag}' offers {item} here but {known} elsewhere", span,
                        "give different choices different tags")
+        was_secret = self.syms.secret_tags.setdefault(tag, secret)
+        if was_secret != secret:
+            self.error("E0326", f"choice '{tag}' is asked secretly in one place and openly in another", span,
+                       "give the secret choice a tag of its own: its answers are private until revealed")
         return item
+
+    def e_ChooseSecretly(self, e: A.ChooseSecretly):
+        """Every listed player answers in turn, none seeing another's answer; the answers
+        arrive together (DECIDE_SECRET), so nothing computed here can depend on one."""
+        players_t = self.expr(e.players)
+        if not (players_t == ANY or players_t.is_list and self.types.assignable(players_t.item, PLAYER)):
+            self.error("E0326", f"'choose secretly' asks a list of players, but this is {players_t}",
+                       e.players.span, "for example 'for each p in players'")
+        players = self.hidden("secret choosers")
+        self.emit(O.DUP)
+        self.emit(O.STORE_LOCAL, players)
+        acc = self.hidden("secret options")
+        self.emit(O.NEW_LIST)
+        self.emit(O.STORE_LOCAL, acc)
+        found: list = []
+
+        def body():  # each player's options, with the variable bound to the player
+            t = self.expr(e.options)
+            if t == ZONE:
+                self.emit(O.TO_LIST)
+                t = list_of(THING)
+            elif not t.is_list and t != ANY:
+                self.error("E0310", f"'choose secretly' needs a list or zone of options, but this is {t}",
+                           e.options.span)
+            found.append(t)
+            self.emit(O.APPEND, acc)
+
+        self._loop_over(e.var, PLAYER, body, e.span)
+        self.emit(O.LOAD_LOCAL, acc)
+        self.emit(O.FREEZE)
+        self.emit(O.LOAD_LOCAL, players)
+        self.emit(O.DECIDE_SECRET, e.tag)
+        item = self._choice_tag(e.tag, elem(found[0]), True, e.span)
+        return list_of(item)
 
     def e_Act(self, e: A.Act):
         if e.group not in self.syms.groups:

@@ -22,12 +22,13 @@ from typing import Optional
 from runebook.dsl import ast as A
 from runebook.runtime.builtins import RANDOM as RANDOM_BUILTINS  # builtins that draw from the match RNG
 
-from .symbols import Behaviour
+from .symbols import INTERRUPT_PRIORITY, Behaviour
 
 # What each statement or expression that changes the game does, in words for diagnostics.
 _CHANGES = {
     A.Move: "moves a thing", A.Destroy: "destroys a thing", A.Roll: "rolls dice",
-    A.Shuffle: "shuffles a zone", A.Choose: "asks for a choice", A.Act: "offers actions",
+    A.Shuffle: "shuffles a zone", A.Choose: "asks for a choice",
+    A.ChooseSecretly: "asks for a secret choice", A.Act: "offers actions",
     A.Create: "creates a thing", A.RandomFrom: "picks at random",
     # Narration is not game state, but a fn that narrates must run at every call (a memo
     # hit would drop its line), and a question that narrated would make the log depend
@@ -96,7 +97,10 @@ def _analyse(syms) -> dict:
         for h in (info.decl for info in handlers):
             direct = _effects(syms, h.when, reached) or _block_effects(syms, h.body, set(), reached)
             if direct is not None:
-                why[node] = f"has a handler ({h.span.file}:{h.span.line}) that {direct}"
+                where = f"({h.span.file}:{h.span.line})"
+                why[node] = (f"opens an interrupt window {where} that offers actions"
+                             if h.priority == INTERRUPT_PRIORITY  # a handler the compiler wrote
+                             else f"has a handler {where} that {direct}")
                 break
     changed = True
     while changed:

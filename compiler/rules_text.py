@@ -95,6 +95,7 @@ FORMS: dict[str, str] = {
     "Divide up": "{left} / {right}, rounded up",
     "Divide down": "{left} / {right}, rounded down",
     "Choose": "{player} chooses {tag} from {options}",
+    "ChooseSecretly": "each {var} of {players} secretly chooses {tag} from {options}; the choices are revealed together",
     "Act": "{player} takes a {group} action",
     "Create": "put a new {entry} in {zone}",
     "Emit": "{event}",
@@ -293,6 +294,10 @@ class Renderer:
     def x_Choose(self, e):
         player = self.expr(e.player) if e.player is not None else self.name("actor")
         return fill(FORMS["Choose"], {"player": player, "tag": self.name(e.tag), "options": self.expr(e.options)})
+
+    def x_ChooseSecretly(self, e):
+        return fill(FORMS["ChooseSecretly"], {"var": self.name(e.var), "players": self.expr(e.players),
+                                              "tag": self.name(e.tag), "options": self.expr(e.options)})
 
     def x_Act(self, e):
         return fill(FORMS["Act"], {"player": self.expr(e.player), "group": self.name(e.group)})

@@ -15,6 +15,13 @@ from .types import STR, Type, named
 MISSING = object()
 
 
+# An interrupt window's hidden names (no script can write a name with '<') and its place
+# among its event's handlers: after all of them, so it sees the event as they left it.
+INTERRUPTING = "<interrupting>"
+INTERRUPTER = "<interrupter>"
+INTERRUPT_PRIORITY = -(2 ** 62)
+
+
 @dataclass(frozen=True)
 class Behaviour:
     """The type of a behaviour field: code an entry gives, called as `entry.field(args)`.
@@ -108,6 +115,8 @@ class Symbols:
     procedure_fields: set = field(default_factory=set)  # behaviour fields that are procedures (purity.py)
     declared_at: dict = field(default_factory=dict)  # top-level name -> Span (one namespace)
     choice_types: dict = field(default_factory=dict) # choose tag -> option Type
+    secret_tags: dict = field(default_factory=dict)  # choose tag -> whether it is asked secretly
+    interrupts: list = field(default_factory=list)   # InterruptDecls: each becomes a handler
     emitted: set = field(default_factory=set)        # events some script emits
     acted: set = field(default_factory=set)          # action groups some script offers
 

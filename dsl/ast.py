@@ -140,6 +140,17 @@ class Choose:
 
 
 @dataclass(slots=True)
+class ChooseSecretly:
+    """`choose secretly TAG from OPTIONS for each VAR in PLAYERS`: every player answers
+    without seeing the others' answers; the script gets them all at once, in list order."""
+    tag: str
+    options: "Expr"   # computed once per player, with VAR bound to that player
+    var: str
+    players: "Expr"
+    span: Span
+
+
+@dataclass(slots=True)
 class Act:
     group: str
     player: "Expr"
@@ -185,7 +196,7 @@ class RandomFrom:
 
 
 Expr = Union[IntLit, StrLit, Interp, BoolLit, NoneLit, Name, AllEntries, ListLit, Field,
-             Index, Call, ZoneOf, Unary, Binary, Divide, Choose, Act, Create, Emit,
+             Index, Call, ZoneOf, Unary, Binary, Divide, Choose, ChooseSecretly, Act, Create, Emit,
              Quant, SumOf, RandomFrom]
 
 
@@ -431,6 +442,18 @@ class HandlerDecl:
     priority: int
     when: Optional[Expr]
     body: list
+    span: Span
+
+
+@dataclass(slots=True)
+class InterruptDecl:
+    """`interrupt GROUP on EVENT for PLAYERS [when COND]`: a window in which each listed
+    player may take one action of the group, opened by the engine whenever the event
+    happens, never while another interrupt is being taken."""
+    group: str
+    event: str
+    players: Expr
+    when: Optional[Expr]
     span: Span
 
 

@@ -303,6 +303,23 @@ an `on EVENT` handler inside an entry runs for each holder of the entry, so its
 kind must say where entries are held.""",
          fix="""declare it on the kind: `kind goal held in hand, in_play { ... }` (zones,
 or per-player variables holding the entry)."""),
+    Code("E0326", "a secret choice misused",
+         example="'choose secretly' asks a list of players, but this is player",
+         meaning="""`'choose secretly' asks a list of players, but this is player` — a secret
+choice asks every player of a list at once (`for each p in players`); or
+`choice 'bid' is asked secretly in one place and openly in another` — a tag names
+one kind of decision, and the log hides a secret one's answers until they are
+revealed, so the same tag cannot be both.""",
+         fix="""give the players as a list (`for each p in [attacker, defender]`); give the
+secret choice a tag of its own."""),
+    Code("E0327", "an interrupt that cannot be declined",
+         example="interrupt group 'reactions' has no action a player can always take to decline",
+         meaning="""`interrupt group 'reactions' has no action a player can always take to decline` —
+an interrupt is always optional, but every action of the window's group has
+parameters or requirements, so a player offered the window could be made to
+take one.""",
+         fix="""add an action without parameters or requirements to the group:
+`action pass_reactions() in reactions { }`."""),
     Code("E0330", "side effect where only a value may be computed",
          example="this context may only compute a value, not change the game",
          meaning="""`this context may only compute a value, not change the game`. Policy ratings,
@@ -477,6 +494,11 @@ compiled pack: an entrant option must be declared with `option`, an entrant choi
 must be asked somewhere with `choose NAME from ...`, and a tunable field must be a
 whole-number field of a kind (`KIND.FIELD`) or of one entry (`ENTRY.FIELD`).""",
          fix="name what the pack declares, as the hint suggests; write the smaller bound as `min`."),
+    Code("E0426", "card-test answers for a player not at the table",
+         example="'decisions_for' answers for p3, but the scenario has 2 players",
+         meaning="""`'decisions_for' answers for p3, but the scenario has 2 players` — a scenario
+scripts the answers of a player it does not seat.""",
+         fix="answer for `p1` … `pN` only, or raise the scenario's `players`."),
     Code("E0501", "step budget exhausted",
          example="the step budget ran out: this 'while' loop did not end (in proc spin)",
          meaning="""`the step budget ran out: this 'while' loop did not end (in proc spin)` —
@@ -506,6 +528,13 @@ player's private zone (`len(hand of p)`) but not look inside it."""),
          meaning="""`a choice was asked where none may be` — `score`, `tiebreak`, `title` and ratings
 run to completion without asking players.""",
          fix="move the choice into `play()` and store the result in a variable."),
+    Code("E0505", "a player asked twice in one secret choice",
+         example="Player 2 is asked twice in one secret choice 'bid'",
+         meaning="""`Player 2 is asked twice in one secret choice 'bid'` — the list after
+`for each ... in` named a player twice, and a secret choice asks each player once
+(its answers come back one per player, in the list's order).""",
+         fix="""ask with a list without repeats; for several answers from one player, ask
+again after the reveal or let the player choose among private things with `choose`."""),
     Code("E0504", "a value too large",
          example="a number went beyond 256 bits (2^256)",
          meaning="""`a number went beyond 256 bits (2^256)`, `a list grew longer than 100,000`,

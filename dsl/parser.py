@@ -343,6 +343,9 @@ class _ToAst(Transformer):
         event, prio, when, body = c
         return A.HandlerDecl(str(event), prio or 0, when, body, self.sp(meta))
 
+    def interrupt_decl(self, meta, c):
+        return A.InterruptDecl(str(c[0]), str(c[1]), c[2], c[3], self.sp(meta))
+
     def rating(self, meta, c):
         return A.Rating(str(c[0]), str(c[1]), c[2], self.sp(meta))
 
@@ -507,6 +510,9 @@ class _ToAst(Transformer):
 
     def choose(self, meta, c):
         return A.Choose(str(c[0]), c[1], c[2], self.sp(meta))
+
+    def choose_secretly(self, meta, c):
+        return A.ChooseSecretly(str(c[0]), c[1], str(c[2]), c[3], self.sp(meta))
 
     def act(self, meta, c):
         return A.Act(str(c[0]), c[1], self.sp(meta))

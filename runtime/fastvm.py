@@ -23,7 +23,7 @@ from typing import Optional
 from .builtins import BUILTINS, ScriptFault
 from .scripting import (CALL_BUDGET, DEFAULT_BUDGET, SCRIPT_FAILURES, Decision, OutOfSteps, ScriptError,
                         behaviour, divide_down, divide_up, index_item, narrate, no_choice_here, no_player, not_an_entry,
-                        remainder, check_nesting, script_error, too_deep)
+                        remainder, check_nesting, script_error, secret_choice, too_deep)
 from .scripting import INT_BOUND, sized
 from .world import Event, World, Zone, owner_of
 
@@ -50,6 +50,7 @@ def _helpers(program) -> dict:
         "_index": index_item, "_mod": remainder, "_div_up": divide_up, "_div_down": divide_down,
         "_owner": owner_of, "_text": World.text_of, "_check_nesting": check_nesting, "_narrate": narrate,
         "_not_entry": not_an_entry, "_behaviour": behaviour, "_ENTRIES": program.entries, "_FN": [], "_KIND": program.kinds,
+        "_secret": secret_choice,
         "_DICE": program.dice,
         "_ACT": (), "_V": None, "_W": None, "_M": None, "_Z": None, "_G": None, "_O": None, "_P": None, "_E": None,
         "_steps": 0, "_B": INT_BOUND, "_sized": sized, "_int": int,

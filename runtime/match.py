@@ -2,11 +2,13 @@
 
 A match is fully determined by (engine version, pack hash, options, seed,
 decisions). With record=True it keeps an event log (JSON-ready dicts):
-start, say (narration), place (a thing moved on a board), decision, end. `on_event` streams events as they
+start, say (narration), place (a thing moved on a board), decision, reveal (the
+answers of a secret choice, together), end. `on_event` streams events as they
 happen, so a watcher sees narration before the next question. Entries only
 one player may read carry "private": that player's seat (1-based): lines
-written with `log to p`, and decisions whose options show things of a
-private zone. Agents see the match through a SeatView (runtime/visibility.py).
+written with `log to p`, decisions whose options show things of a private
+zone, and each player's part of a secret choice (public again in its reveal).
+Agents see the match through a SeatView (runtime/visibility.py).
 """
 from __future__ import annotations
 
@@ -88,7 +90,7 @@ class Match:
                 labels = decision.labels(world)
                 event = {"type": "decision", "player": seat + 1, "kind": decision.kind,
                          "tag": decision.tag, "options": labels, "choice": index, "label": labels[index]}
-                if world.has_private and is_private(decision.options):
+                if decision.secret or (world.has_private and is_private(decision.options)):
                     event["private"] = seat + 1
                 self._event(event)
             decision = vm.resume(decision.options[index])

@@ -138,6 +138,7 @@ _TABLE = [
     ("CALL_FIELD",    "(kind, field, argc)",      None, 1, "Pop argc values and an entry id of a kind; call the code the entry gives for a behaviour field.", "spends"),
     ("HOLDERS",       "(entry, places)",          0, 1, "Push the (holder, thing) pairs for which an entry is in play: each thing made from it in the given zones (holder: the zone's owner), or each player whose given variable holds it (thing: none)."),
     ("PLACE",         "",                         2, 0, "Pop a tile and a thing or list of things; put them on the tile (off their board when it is none).", "changes"),
+    ("DECIDE_SECRET", "tag",                      2, 1, "Pop a list of players and one list of options per player; suspend for each player's choice in turn, none shown to the others; push every answer at once, in the players' order."),
 ]
 
 OPS: tuple[OpInfo, ...] = tuple(OpInfo(i, *row) for i, row in enumerate(_TABLE))

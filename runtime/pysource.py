@@ -441,6 +441,13 @@ def _decide(kind: str):
     return emit
 
 
+def _decide_secret(w, tag):
+    players = w.pop()
+    options = w.pop()
+    w.result(f"_o = {options}", f"_p = {players}",  # evaluated in the bytecode's order
+             f"{w.next_slot()} = yield from _secret(_W, _p, _o, {_const(tag)})")
+
+
 def _perform(w, arg):
     player = w.pop()
     option = w.pop()
@@ -617,6 +624,7 @@ TRANSLATIONS = {
     "CANCEL": lambda w, slot: w.stmt(CLEAR_MEMO, f"l{slot}.cancelled = True"),
     "DECIDE": _decide("choice"),
     "DECIDE_ACTION": _decide("action"),
+    "DECIDE_SECRET": _decide_secret,
     "PERFORM": _perform,
     "SKIP_IF_QUIET": _skip_if_quiet,
     "EQ_CONST": _unary_const("({x} == {arg})"),
@@ -747,7 +755,7 @@ def _behaviour_groups(program) -> list:
 
 def _suspends_itself(fn) -> bool:
     """Asks a decision, or runs an action body (PERFORM), which is always a generator."""
-    return any(op in (O.DECIDE, O.DECIDE_ACTION, O.PERFORM) for op, _ in fn.code)
+    return any(op in (O.DECIDE, O.DECIDE_ACTION, O.DECIDE_SECRET, O.PERFORM) for op, _ in fn.code)
 
 
 def analyse(program) -> _Context:

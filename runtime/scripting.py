@@ -77,13 +77,14 @@ def frame_label(name: str) -> str:
 
 class Decision:
     """A question for one player: pick one of the options."""
-    __slots__ = ("player", "kind", "tag", "options")
+    __slots__ = ("player", "kind", "tag", "options", "secret")
 
-    def __init__(self, player, kind: str, tag: str, options: list):
+    def __init__(self, player, kind: str, tag: str, options: list, secret: bool = False):
         self.player = player     # world.Player
         self.kind = kind         # "choice" or "action"
         self.tag = tag           # choose tag or action group
         self.options = options
+        self.secret = secret     # one player's part of a secret choice: private until the reveal
 
     def labels(self, world) -> list[str]:
         """How agents, card tests and logs name the options. Two actions that read alike
@@ -96,6 +97,36 @@ class Decision:
             labels = [world.option_label(o, ids=True) if seen[label] > 1 else label
                       for o, label in zip(self.options, labels)]
         return labels
+
+
+class SecretChoiceFault(ScriptFault):
+    """A secret choice asked one player twice (E0505)."""
+
+
+def secret_choice(world, players, option_lists, tag: str):
+    """A secret choice (DECIDE_SECRET), as a generator both engines drive: it yields one
+    Decision per player who has a choice to make, in the players' order, and returns every
+    answer at once. Until then the answers are only here, never in the game, so nothing a
+    later player's agent can read depends on an earlier answer; the match log marks each
+    decision private to its player (Decision.secret) and the reveal record, added to the
+    narration once all are in, is the first place everyone sees them."""
+    seen = set()
+    for p in players:
+        if p is None:
+            no_player()
+        if p.seat in seen:
+            raise SecretChoiceFault(f"{p!r} is asked twice in one secret choice '{tag}'")
+        seen.add(p.seat)
+    answers = []
+    for p, options in zip(players, option_lists):
+        if len(options) <= 1:  # nothing to decide
+            answers.append(options[0] if options else None)
+        else:
+            answers.append((yield Decision(p, "choice", tag, list(options), True)))
+    if not world.quiet:
+        world.narration.append({"type": "reveal", "tag": tag, "choices": [
+            {"player": p.seat + 1, "label": world.value_label(a)} for p, a in zip(players, answers)]})
+    return tuple(answers)
 
 
 class OutOfSteps(Exception):
@@ -130,6 +161,8 @@ def script_error(err: Exception, frames: list) -> ScriptError:
         return error("E0504", str(err),
                      "numbers stay within 256 bits and lists and texts within 100,000 items; "
                      "check for a value multiplied or doubled in a loop")
+    if isinstance(err, SecretChoiceFault):
+        return error("E0505", str(err), "a secret choice asks each player once: give it a list without repeats")
     if isinstance(err, ScriptFault):
         return error("E0502", str(err))
     if isinstance(err, RecursionError):

@@ -30,7 +30,7 @@ from . import opcodes as O
 from .builtins import BUILTINS, ScriptFault
 from .scripting import (CALL_BUDGET, DEFAULT_BUDGET, MAX_DEPTH, SCRIPT_FAILURES, Decision, OutOfSteps, ScriptError,
                         behaviour, divide_down, divide_up, index_item, narrate, no_choice_here, no_player, not_an_entry,
-                        remainder, check_nesting, script_error, too_deep)
+                        remainder, check_nesting, script_error, secret_choice, too_deep)
 from .scripting import INT_BOUND, sized
 from .world import Event, World, Zone, owner_of
 
@@ -58,6 +58,7 @@ class VM:
         self.frames: list[Frame] = []
         self.result = None
         self.done = False
+        self.asking = None  # a secret choice waiting for more answers (secret_choice)
 
     # ---------------------------------------------------------------- driving
     def start(self, fn_index: int, args=()) -> None:
@@ -70,12 +71,18 @@ class VM:
         return self._run()
 
     def resume(self, answer) -> Optional[Decision]:
+        if self.asking is not None:  # one answer of a secret choice: the next question, or all answers
+            try:
+                return self.asking.send(answer)
+            except StopIteration as done:
+                self.asking = None
+                answer = done.value
         self.frames[-1].stack.append(answer)
         return self._run()
 
     def call(self, fn_index: int, args=()):
         """Run a function to completion (scores, ratings). It may not ask anything."""
-        saved = (self.frames, self.done, self.result, self.budget)
+        saved = (self.frames, self.done, self.result, self.budget, self.asking)
         self.budget = CALL_BUDGET
         try:
             self.start(fn_index, args)
@@ -84,7 +91,7 @@ class VM:
                 raise no_choice_here(self.functions[fn_index])
             return self.result
         finally:
-            self.frames, self.done, self.result, self.budget = saved
+            self.frames, self.done, self.result, self.budget, self.asking = saved
 
     def aside(self, fn_index: int, args=()):
         """Run a question in the middle of a run (a log line's narration), as `call` does,
@@ -423,6 +430,19 @@ ENTER(self.functions[fn_index], args, None)
     "PLACE": """\
 tile = stack.pop()
 world.place(stack.pop(), tile)
+""",
+    "DECIDE_SECRET": """\
+players = stack.pop()
+asking = secret_choice(world, players, stack.pop(), arg)
+try:
+    decision = next(asking)
+except StopIteration as done:  # nobody had anything to decide
+    stack.append(done.value)
+    continue
+frame.pc = pc
+self.budget = steps
+self.asking = asking
+return decision
 """,
 }
 

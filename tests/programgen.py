@@ -642,9 +642,11 @@ class ProgramGen:
         return [f"let {name} = {call}"]
 
     def s_choose(self, sc, depth):
-        kind = self.pick(["num", "pick", "card"])
+        kind = self.pick(["num", "pick", "card", "secret"])
         who = self.e_player(sc, 1)
-        if kind == "num":
+        if kind == "secret":  # every player at once, options of their own: a list of answers
+            value, t = f"choose secretly snum from [q.seat, {self.e_int(sc, 1)}] for each q in players", "list[int]"
+        elif kind == "num":
             value, t = f"choose num from {self.e_list_int(sc, 2)} for {who}", "int"
         elif kind == "pick":
             value, t = f"choose pick from [{', '.join(SYMBOLS[:self.num(1, 3)])}] for {who}", "str"
@@ -742,7 +744,8 @@ class ProgramGen:
                    procs=tuple(procs), wild=True, gems=True)
         out += ["proc play() {", "  repeat 3 { create coin in table }", "  create ruby in hand of players[0]",
                 "  roll table", "  let e0 = emit ping(n: 0, who: players[0])", "  act turn for players[0]",
-                "  let c0 = choose pick from [red, green] for players[0]"]
+                "  let c0 = choose pick from [red, green] for players[0]",
+                "  let s0 = choose secretly snum from [1, q.seat] for each q in players"]
         out += self.indent(self.block(sc, 3, n=self.num(1, 5))) + ["}", ""]
         score = "p.pv + g_n + len(hand of p)"
         ints = [f for f in fns if f[2] == "int" and all(t in ("int", "player") for t in f[1])]

@@ -336,7 +336,8 @@ def _interrupt(args: list, cache: Path, ready: str, on: str = "stdout", times: i
 
 def test_ctrl_c_in_a_human_game_keeps_a_partial_log(tmp_path, cache):
     log = tmp_path / "game.jsonl"
-    runebook("validate", "dungeon_roll", cache=cache)  # warm the cache: the interrupt lands at the prompt
+    # Warm the caches (the compiled pack and its fast-path module): the interrupt lands at the prompt.
+    runebook("play", "dungeon_roll", "--agents", "first", "--seed", "5", cache=cache)
     rc, out, err = _interrupt(["play", "dungeon_roll", "--agents", "human", "--seed", "5", "--log", log],
                               cache, ready="choose ", times=3, stdin="1\n2\n")
     assert rc == 130 and "interrupted" in err and "Traceback" not in err and "partial log" in err
@@ -347,7 +348,8 @@ def test_ctrl_c_in_a_human_game_keeps_a_partial_log(tmp_path, cache):
 @pytest.mark.parametrize("workers", ["1", "2"])
 def test_ctrl_c_during_simulate_reports_what_it_finished(cache, workers):
     import json
-    runebook("validate", "dungeon_roll", cache=cache)
+    # Warm the caches (the compiled pack and its fast-path module): the interrupt lands mid-run.
+    runebook("simulate", "dungeon_roll", "--games", "2", "--workers", workers, cache=cache)
     rc, out, err = _interrupt(["simulate", "dungeon_roll", "--games", "10000000", "--workers", workers, "--json"],
                               cache, ready=" matches, ", on="stderr")
     assert rc == 130 and "Traceback" not in err, err
