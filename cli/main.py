@@ -256,7 +256,7 @@ def replay(
 @app.command()
 def simulate(
     target: PackArg,
-    games: Annotated[int, typer.Option("--games", min=1, help="Number of games.")],
+    games: Annotated[int, typer.Option("--games", "-n", min=1, help="Number of games.")],
     agents: AgentsOpt = "random",
     players: PlayersOpt = None,
     seed: SeedOpt = 1,

@@ -221,7 +221,17 @@ DUNGEON_ROLL_PRINTED = {
     "mercenary": ["fighter: add 1", "2 times", "defeat 1"],
 }
 
-PRINTED = {"shire": PALADIN_PRINTED, "dominaria": DOMINARIA_PRINTED, "dungeon_roll": DUNGEON_ROLL_PRINTED}
+# Ogre Magi's printed card (Dota 2 rulebook, "Hero Cards"): costs, cooldowns, ranges and effects.
+OGRE_MAGI_PRINTED = {
+    "fireblast": ["Mana cost: 2", "Cooldown: 3 rounds", "Range: 3 tiles", "takes 1", "Stunned for 1"],
+    "ignite": ["Mana cost: 2", "Cooldown: 4 rounds", "Range: 4 tiles", "takes 2", "maximum health", "slowed by 3"],
+    "bloodlust": ["Mana cost: 1", "Cooldown: 2 rounds", "Range: 3 tiles", "gets 3 ×", "power for 1", "gets 1 ×",
+                  "move speed for 1"],
+    "multicast": ["Passive", "combat die", "blank", "× 2"],
+}
+
+PRINTED = {"shire": PALADIN_PRINTED, "dominaria": DOMINARIA_PRINTED, "dungeon_roll": DUNGEON_ROLL_PRINTED,
+           "dota2": OGRE_MAGI_PRINTED}
 
 
 @pytest.mark.parametrize("pack, entry, printed", [

@@ -91,6 +91,20 @@ def test_greedy_beats_random_at_dominaria(players):
     assert greedy_vp > random_vp * 1.5
 
 
+def test_greedy_beats_random_at_dota2():
+    """Seat 1 plays policy:greedy against random: it farms, then pushes, and wins every match
+    of a short series (by the Ancient or, at the round cap, by building damage)."""
+    results = greedy_against_random("dota2", 2, {"round_cap": 45}, 4)
+    assert all(r.winners == [0] for r in results)
+
+
+def test_dota2_keeps_face_down_items_private():
+    """Face-down consumables sit in a private zone; the rest of the inventory is public."""
+    program = compiled("dota2")
+    zones = {z.name: z.private for z in program.zones}
+    assert zones["stash"] and not zones["items"] and not zones["heroes"]
+
+
 def test_dominaria_keeps_quest_hands_private():
     """The quest hand is a private zone; what a player alone learns is logged as private to
     that seat, and nobody else's narration shows it (the engine side is tests/test_visibility.py)."""
