@@ -223,12 +223,12 @@ DUNGEON_ROLL_PRINTED = {
 # Dota 2: The Board Game, "Hero Cards": Ogre Magi's printed abilities (range, damage, mana,
 # cooldown, duration), said by the rendering of their code.
 DOTA2_PRINTED = {
-    "fireblast": ["Mana cost: 2.", "Cooldown: 3 round", "Range: 3 tiles", "Target: an enemy hero",
+    "fireblast": ["Mana cost: 2.", "Cooldown: 3 round", "Range: 3 tile(s)", "Target: an enemy hero",
                   "Deal 1 × multiple damage", "Stunned for 1 round"],
-    "ignite": ["Mana cost: 2.", "Cooldown: 4 round", "Range: 4 tiles", "Deal 2 × multiple damage",
+    "ignite": ["Mana cost: 2.", "Cooldown: 4 round", "Range: 4 tile(s)", "Deal 2 × multiple damage",
                "hp × 2 is less than the target's maximum health: deal 2 × multiple damage",
                "slowed by 3 × multiple for 1 round"],
-    "bloodlust": ["Mana cost: 1.", "Cooldown: 2 round", "Range: 3 tiles", "Target: an allied hero",
+    "bloodlust": ["Mana cost: 1.", "Cooldown: 2 round", "Range: 3 tile(s)", "Target: an allied hero",
                   "3 × multiple more power for 1 round", "1 × multiple more move speed for 1 round"],
     "multicast": ["Level 5.", "Passive.", "roll d; while d's face is blank", "multiple × 2"],
 }
