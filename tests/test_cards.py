@@ -221,17 +221,21 @@ DUNGEON_ROLL_PRINTED = {
     "mercenary": ["fighter: add 1", "2 times", "defeat 1"],
 }
 
-# Ogre Magi's printed card (Dota 2 rulebook, "Hero Cards"): costs, cooldowns, ranges and effects.
-OGRE_MAGI_PRINTED = {
-    "fireblast": ["Mana cost: 2", "Cooldown: 3 rounds", "Range: 3 tiles", "takes 1", "Stunned for 1"],
-    "ignite": ["Mana cost: 2", "Cooldown: 4 rounds", "Range: 4 tiles", "takes 2", "maximum health", "slowed by 3"],
-    "bloodlust": ["Mana cost: 1", "Cooldown: 2 rounds", "Range: 3 tiles", "gets 3 ×", "power for 1", "gets 1 ×",
-                  "move speed for 1"],
-    "multicast": ["Passive", "combat die", "blank", "× 2"],
+# Dota 2: The Board Game, "Hero Cards": Ogre Magi's printed abilities (range, damage, mana,
+# cooldown, duration), said by the rendering of their code.
+DOTA2_PRINTED = {
+    "fireblast": ["Mana cost: 2.", "Cooldown: 3 round", "Range: 3 tile(s)", "Target: an enemy hero",
+                  "Deal 1 × multiple damage", "Stunned for 1 round"],
+    "ignite": ["Mana cost: 2.", "Cooldown: 4 round", "Range: 4 tile(s)", "Deal 2 × multiple damage",
+               "hp × 2 is less than the target's maximum health: deal 2 × multiple damage",
+               "slowed by 3 × multiple for 1 round"],
+    "bloodlust": ["Mana cost: 1.", "Cooldown: 2 round", "Range: 3 tile(s)", "Target: an allied hero",
+                  "3 × multiple more power for 1 round", "1 × multiple more move speed for 1 round"],
+    "multicast": ["Level 5.", "Passive.", "roll d; while d's face is blank", "multiple × 2"],
 }
 
 PRINTED = {"shire": PALADIN_PRINTED, "dominaria": DOMINARIA_PRINTED, "dungeon_roll": DUNGEON_ROLL_PRINTED,
-           "dota2": OGRE_MAGI_PRINTED}
+           "dota2": DOTA2_PRINTED}
 
 
 @pytest.mark.parametrize("pack, entry, printed", [
