@@ -26,7 +26,7 @@ from .symbols import Symbols
 from .expressions import Expressions, a_type
 from .inlining import Inlining, names_in
 from .lints import check_branches
-from .types import ANY, INT, NONE, PLAYER, STR, THING, TILE, ZONE, Type, TypeSpace, list_of
+from .types import ANY, INT, NONE, PLAYER, STR, THING, TILE, ZONE, Type, TypeSpace, elem, list_of
 
 __all__ = ["FunctionCompiler", "a_type", "names_in"]
 
@@ -76,6 +76,15 @@ class FunctionCompiler(Expressions, Inlining):
     def error(self, code: str, message: str, span: Span, hint: Optional[str] = None, severity="error"):
         self.diags.append(Diagnostic(code, message, span, hint, severity))
 
+    def unknown_type(self, span: Span, what: str) -> None:
+        """A value whose type no code tells (an item of a list started empty and never given a
+        typed list) used as a thing or player. After another error, the unknown type is that
+        error's echo and says nothing new."""
+        if not any(d.severity == "error" for d in self.diags):
+            self.error("E0311", f"cannot tell what this value is, so cannot {what}", span,
+                       "a list started empty ('[]') has items of no known kind until a typed list is "
+                       "added to it ('found += [x]'); start it from a typed expression, or add to it first")
+
     def emit(self, op: int, arg=None) -> int:
         self.code.append((op, arg))
         self.lines.append(self.line)
@@ -119,6 +128,14 @@ class FunctionCompiler(Expressions, Inlining):
         slot = len(self.local_names)
         self.local_names.append(f"<{purpose}>")
         return slot
+
+    def _refine_local(self, name: str, type_: Type) -> None:
+        """A local started as an empty list takes the type of the first typed list added to
+        or stored in it (`let found = []` then `found += [x]`), so later reads know its items."""
+        for scope in reversed(self.scopes):
+            if name in scope:
+                scope[name] = (scope[name][0], type_)
+                return
 
     def lookup_local(self, name: str):
         for scope in reversed(self.scopes):
@@ -189,7 +206,7 @@ class FunctionCompiler(Expressions, Inlining):
         if s.op == "=":
             t = self.expr(s.value)
             self.expect(t, want, s.value.span, "the new value")
-            return
+            return t
         if want != INT and not want.is_list:
             self.error("E0310", f"'{s.op}' needs a number or a list, but the target is {want}", s.span)
         load_current()
@@ -198,13 +215,16 @@ class FunctionCompiler(Expressions, Inlining):
         self.emit(O.ADD if s.op == "+=" else O.SUB)
         if s.op == "-=" and want != INT:
             self.error("E0310", "'-=' works on numbers only", s.span)
+        return t
 
     def _assign_name(self, target: A.Name, s: A.Assign):
         local = self.lookup_local(target.name)
         if local:
             slot, t = local
-            self._compound(s, lambda: self.emit(O.LOAD_LOCAL, slot), t)
+            given = self._compound(s, lambda: self.emit(O.LOAD_LOCAL, slot), t)
             self.emit(O.STORE_LOCAL, slot)
+            if t == list_of(ANY) and given is not None and given.is_list and elem(given) != ANY:
+                self._refine_local(target.name, given)
             return
         if target.name in self.syms.globals:
             slot, t = self.syms.globals[target.name]
@@ -248,6 +268,8 @@ class FunctionCompiler(Expressions, Inlining):
         elif obj_t != ANY:
             self.error("E0314", f"cannot change '{name}' of a {obj_t}", target.span,
                        self._settable_hint(obj_t))
+        else:
+            self.unknown_type(target.obj.span, f"change its '{name}'")
 
     def _set_field(self, s: A.Assign, get, set_, want: Type):
         """Stack holds the object; leave it set: [obj] -> []."""

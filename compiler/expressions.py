@@ -250,6 +250,7 @@ class Expressions:
                 return ft
             candidates = list(fields)
         elif t == ANY:
+            self.unknown_type(e.obj.span, f"read its '{name}'")
             return ANY
         else:
             self.error("E0304", f"{a_type(t)} has no fields", e.span)

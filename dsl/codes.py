@@ -226,9 +226,12 @@ and does not report it again.""",
 `xs + [x]`."""),
     Code("E0311", "type cannot be inferred",
          example="cannot tell the type of 'd' from 'none'",
-         meaning="`cannot tell the type of 'd' from 'none'` — `let d = none` gives no type.",
+         meaning="""`cannot tell the type of 'd' from 'none'` — `let d = none` gives no type.
+Also `cannot tell what this value is`: an item of a list started empty (`let xs = []`)
+read or changed (`x.hp`) before any typed list was added to the list.""",
          fix="""initialise the local with a value of the intended type, or declare a
-typed `var`."""),
+typed `var`; for a list started empty, add a typed list to it (`xs += [x]`) before
+its items are used."""),
     Code("E0312", "missing or misplaced return value",
          example="function 'sign' may reach its end without returning a int",
          meaning="""`function 'sign' may reach its end without returning a int` (reported at the
