@@ -229,10 +229,14 @@ class BodyCompiler:
         return fc.finish(3 if isinstance(h, OwnedHandler) else 1)
 
     def _policy(self, decl: A.PolicyDecl) -> dict:
-        out = {"action": {}, "choice": {}, "decide": {"action": {}, "choice": {}}}
+        # "blind": the action groups this policy decides without reading `options`, which
+        # the act site can ask before listing them (ASK_FIRST).
+        out = {"action": {}, "choice": {}, "decide": {"action": {}, "choice": {}, "blind": []}}
         for r in decl.ratings:
             if isinstance(r, A.Decider):
                 self._decider(decl.name, r, out["decide"][r.kind])
+                if r.kind == "action" and r.target in out["decide"]["action"] and "options" not in names_in(r.body):
+                    out["decide"]["blind"].append(r.target)
                 continue
             fc = self._new(f"rate {r.target} ({decl.name})", r.span, ret=INT, pure=True, actor=True)
             fc.declare("actor", PLAYER)

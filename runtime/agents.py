@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import random
 
+from .scripting import ScriptError
+
 
 class AgentError(Exception):
     pass
@@ -93,6 +95,25 @@ class PolicyAgent(Agent):
         self.ratings = program.policies[policy]
         self.deciders = self.ratings["decide"]
         self.constants = _constant_ratings(program, policy)
+        self.blind = frozenset(self.deciders.get("blind", ()))
+        self._first = None  # (group, answer) given by answer_first, for the decision it precedes
+        if not self.blind:
+            self.answer_first = None  # nothing to answer first: the match need not ask
+
+    def answer_first(self, player, group: str, view):
+        """The answer to `act group` decided before its options are listed, when this policy
+        decides the group without reading them; None otherwise (and when deciding fails: the
+        decision, if asked, fails the same way then). The answer is kept for the decision
+        that follows, so it is worked out once."""
+        self._first = None
+        if group not in self.blind:
+            return None
+        try:
+            answer = view.call(self.deciders["action"][group], (player, ()))
+        except ScriptError:
+            return None
+        self._first = (group, answer)
+        return answer
 
     def _legal(self, decision, answer) -> int:
         """The index of a decided answer among the legal options; an answer that is not one
@@ -105,6 +126,9 @@ class PolicyAgent(Agent):
 
     def choose(self, decision, view) -> int:
         player = decision.player
+        first, self._first = self._first, None
+        if first is not None and first[0] == decision.tag and decision.kind == "action" and first[1] is not None:
+            return self._legal(decision, first[1])
         decider = self.deciders[decision.kind].get(decision.tag)
         if decider is not None:
             answer = view.call(decider, (player, tuple(decision.options)))

@@ -37,7 +37,7 @@ from .structure import Arm, Block, Unstructured, dispatch, structure
 ATTRIBUTES = frozenset({"vars", "face", "entry", "zone", "owner", "seat", "items", "fields",
                         "cancelled", "append", "clear", "get", "move", "destroy", "roll",
                         "shuffle", "set_face", "create", "random_from", "narration", "quiet",
-                        "holders", "place"})
+                        "holders", "place", "ask_first"})
 
 _BRANCHES = set(O.JUMP_TARGET) | {O.SWITCH_VAR, O.RETURN}
 
@@ -377,6 +377,11 @@ def _create(w, arg):
     w.result(CLEAR_MEMO, f"{w.next_slot()} = _W.create({entry}, {zone})")
 
 
+def _ask_first(w, arg):
+    player = w.pop()
+    w.result(f"{w.next_slot()} = _V.ask_first({player}, {_const(arg)})")
+
+
 def _call(w, arg, memo: bool):
     fn_index, argc = arg
     w.flush()  # the arguments too: they were evaluated before the call spent its step
@@ -521,14 +526,19 @@ def _switch_var(w, arg):
 BOUNDED = "(_n if -_B < (_n := {{a}} {op} {{b}}) < _B else _sized(_n))"
 
 
+# A sum of unknown type: a number in bounds, or a list or text no longer than
+# scripting.MAX_LENGTH, is the answer as it stands; only what _sized would refuse calls it.
+JOINED = ("(_n if ((_nt := _type(_n := {a} + {b})) is _int and -_B < _n < _B)"
+          " or (_nt is not _int and _len(_n) <= _L) else _sized(_n))")
+
+
 def _add(w, arg):
     """ADD adds numbers or joins lists or texts: its type is only known here when one side
     is a number constant (`n + 1`, the common case), which spares the _type() call."""
     b_text, b_kind, _ = w.pop_item()
     a_text, a_kind, _ = w.pop_item()
     numeric = any(kind == CONST and text.strip("()-").isdigit() for text, kind in ((a_text, a_kind), (b_text, b_kind)))
-    template = BOUNDED.format(op="+") if numeric else \
-        "(_n if _type(_n := {a} + {b}) is _int and -_B < _n < _B else _sized(_n))"
+    template = BOUNDED.format(op="+") if numeric else JOINED
     w.push(template.format(a=a_text, b=b_text))
 
 TRANSLATIONS = {
@@ -612,6 +622,7 @@ TRANSLATIONS = {
     "NARRATE_TO": lambda w, arg: _narration_line(w, arg, private=True),
     "CHECK_NESTING": _unary("_check_nesting({x})"),
     "CALL_FIELD": _call_field,
+    "ASK_FIRST": _ask_first,
     "HOLDERS": _holders,
     "PLACE": _mutation("_W.place({0}, {1})", 2),
     "CANCEL": lambda w, slot: w.stmt(CLEAR_MEMO, f"l{slot}.cancelled = True"),
