@@ -555,7 +555,8 @@ class Expressions:
             if info.decl.params:
                 # Each enumerator returns its options; gather them in declaration order.
                 self.emit(O.LOAD_LOCAL2, (acc, pslot))
-                self.emit(O.CALL, (info.enum_fn, 1))
+                self.emit(O.LOAD_LOCAL, first)
+                self.emit(O.CALL, (info.enum_fn, 2))
                 self.emit(O.ADD)
                 self.emit(O.STORE_LOCAL, acc)
             else:

@@ -136,3 +136,11 @@ def test_a_decision_with_one_option_is_still_not_asked(prog, engine):
     # decision is not asked, so the failure of answering it first must not surface either
     assert play(prog, "fragile", engine, record=False)[:2] == play(prog, "fragile", engine, record=True)[:2] \
         == ([7 - 2], 9)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_an_options_script_stops_once_it_holds_the_answer_and_another_option(prog, engine):
+    # small and big play rounds of equal cost when every option is listed; small's answer,
+    # grab(1), is the first grab listed, big's the last, so small stops listing grab sooner
+    assert play(prog, "small", engine, record=True)[2] == play(prog, "big", engine, record=True)[2]
+    assert play(prog, "small", engine, record=False)[2] > play(prog, "big", engine, record=False)[2]
