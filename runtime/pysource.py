@@ -350,12 +350,28 @@ def _call_builtin(w, arg):
     if builtin.name == "len":
         w.push(f"_len({_items_of(w.pop_item())})")
         return
+    if builtin.name == "count_face":
+        _count_face(w)
+        return
     args = w.pops(argc)
     inline = _INLINE_BUILTINS.get(builtin.name)
     if inline is not None:
         w.push(inline.format(*args))
         return
     w.push(f"_b{index}(_W, {', '.join(args)})", EXPR, NOT_ZONE if builtin.returns.startswith("list") else None)
+
+
+def _count_face(w):
+    """count_face(coll, face) written out as builtins._count_face runs it (the same test of
+    what the collection is, the face read before the loop): most decisions count faces
+    several times, and the loop costs less than the call."""
+    face = w.pop()
+    text, _, ref = w.pop_item()
+    items = (f"{text}.items" if ref == ZONE_VALUE else
+             f"(_t if _type(_t := {text}) is _tuple or _type(_t) is _list else _t.items)")
+    slot = w.next_slot()
+    w.result(f"_qi = {items}", f"_qf = {face}", f"{slot} = 0",
+             f"for _q in _qi:\n    if _q.face == _qf: {slot} += 1")
 
 
 def _as_entry(w, kind):
