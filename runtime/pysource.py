@@ -25,6 +25,8 @@ given only the helpers in runtime/fastvm.py.
 """
 from __future__ import annotations
 
+import re
+
 from dataclasses import dataclass
 
 from . import opcodes as O
@@ -374,6 +376,23 @@ def _count_face(w):
              f"for _q in _qi:\n    if _q.face == _qf: {slot} += 1")
 
 
+_LOCAL_NAME = re.compile(r"l\d+")
+
+
+def _index(w, arg):
+    """INDEX tests the bounds in place and calls _index (which says what is wrong) only when
+    they fail. Where evaluating the index could fail (it is neither a number written out nor
+    a local) after the list's own evaluation failed, the call keeps the interpreter's order."""
+    i = w.pop()
+    a = w.pop()
+    if _LOCAL_NAME.fullmatch(a) and (_LOCAL_NAME.fullmatch(i) or i.isdigit()):
+        w.push(f"({a}[{i}] if 0 <= {i} < _len({a}) else _index({a}, {i}))")
+    elif i.isdigit():
+        w.push(f"(_t[{i}] if {i} < _len(_t := {a}) else _index(_t, {i}))")
+    else:
+        w.push(f"_index({a}, {i})")
+
+
 def _as_entry(w, kind):
     value, entries = w.pop(), w.ctx.kinds.get(kind, ())  # the interpreter's AS_ENTRY test, in place
     w.push(f"(_t if (_t := {value}) in {_const(entries)} or _t is None else _not_entry(_t, {_const(kind)}))")
@@ -604,7 +623,7 @@ TRANSLATIONS = {
     "MUL": _binary(BOUNDED.format(op="*")),
     "NEW_EVENT": _new_event,
     "DUP": _dup,
-    "INDEX": _binary("_index({a}, {b})"),
+    "INDEX": _index,
     "NE": _binary("({a} != {b})"),
     "LT": _binary("({a} < {b})"),
     "LE": _binary("({a} <= {b})"),
