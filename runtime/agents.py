@@ -5,7 +5,9 @@
   scripted     answers from a list (indices or option labels), for tests and replays
   policy:NAME  a strategy written in the pack's language: the pack's 'policy NAME'
                answers a decision itself where it says 'decide', else each option is
-               rated and the best rating wins (first on ties)
+               rated and the best rating wins (first on ties). Where it decides an action
+               group without reading `options`, a match nobody records asks it before the
+               options are listed (answer_first; ASK_FIRST in runtime/opcodes.py)
 
 Interactive agents (human) live in the CLI, the only layer that knows terminals.
 An agent sees a match only through a SeatView (runtime/visibility.py): its own

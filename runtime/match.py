@@ -7,6 +7,9 @@ happen, so a watcher sees narration before the next question. Entries only
 one player may read carry "private": that player's seat (1-based): lines
 written with `log to p`, and decisions whose options show things of a
 private zone. Agents see the match through a SeatView (runtime/visibility.py).
+A match that records nothing lets an agent able to answer an action group without
+its options answer before they are listed (vm.answer_first, ASK_FIRST): the same
+play, with less listing.
 """
 from __future__ import annotations
 
