@@ -98,7 +98,7 @@ class PolicyAgent(Agent):
         self.deciders = self.ratings["decide"]
         self.constants = _constant_ratings(program, policy)
         self.blind = frozenset(self.deciders.get("blind", ()))
-        self._first = None  # (group, answer) given by answer_first, for the decision it precedes
+        self._first = None  # (player, group, answer) given by answer_first, for the decision it precedes
         if not self.blind:
             self.answer_first = None  # nothing to answer first: the match need not ask
 
@@ -106,7 +106,8 @@ class PolicyAgent(Agent):
         """The answer to `act group` decided before its options are listed, when this policy
         decides the group without reading them; None otherwise (and when deciding fails: the
         decision, if asked, fails the same way then). The answer is kept for the decision
-        that follows, so it is worked out once."""
+        that follows, so it is worked out once; it names the player, who belongs to this
+        match's world, so no later match can take it for its own."""
         self._first = None
         if group not in self.blind:
             return None
@@ -114,7 +115,7 @@ class PolicyAgent(Agent):
             answer = view.call(self.deciders["action"][group], (player, ()))
         except ScriptError:
             return None
-        self._first = (group, answer)
+        self._first = (player, group, answer)
         return answer
 
     def _legal(self, decision, answer) -> int:
@@ -129,8 +130,9 @@ class PolicyAgent(Agent):
     def choose(self, decision, view) -> int:
         player = decision.player
         first, self._first = self._first, None
-        if first is not None and first[0] == decision.tag and decision.kind == "action" and first[1] is not None:
-            return self._legal(decision, first[1])
+        if first is not None and first[0] is player and first[1] == decision.tag and decision.kind == "action" \
+                and first[2] is not None:
+            return self._legal(decision, first[2])
         decider = self.deciders[decision.kind].get(decision.tag)
         if decider is not None:
             answer = view.call(decider, (player, tuple(decision.options)))

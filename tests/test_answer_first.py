@@ -144,3 +144,15 @@ def test_an_options_script_stops_once_it_holds_the_answer_and_another_option(pro
     # grab(1), is the first grab listed, big's the last, so small stops listing grab sooner
     assert play(prog, "small", engine, record=True)[2] == play(prog, "big", engine, record=True)[2]
     assert play(prog, "small", engine, record=False)[2] > play(prog, "big", engine, record=False)[2]
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_an_agent_playing_match_after_match_answers_each_for_itself(prog, engine):
+    # one agent, a quiet match then a recorded one: what it answered first in the quiet
+    # match (where the last act site offered one option, so nothing was asked) is not
+    # taken for the recorded match's first decision
+    agent = PolicyAgent(prog, "small")
+    options = resolve_options(prog, {})
+    quiet = Match(prog, [agent], 1, options, 1, engine=engine).run()
+    recorded = Match(prog, [agent], 1, options, 1, record=True, engine=engine).run()
+    assert (quiet.scores, quiet.decisions) == (recorded.scores, recorded.decisions) == ([7 - 2], 9)
