@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from runebook.dsl import ast as A
 from runebook.dsl.diagnostics import Diagnostic, did_you_mean
+from runebook.runtime import builtins as B
 from runebook.runtime import opcodes as O
 from runebook.runtime.program import Action
 
@@ -118,11 +119,16 @@ class BodyCompiler:
         return fc.finish(1 + len(act.params))
 
     def _action_options(self, act):
-        """options NAME(actor) -> list of (action index, *arguments)."""
+        """options NAME(actor, first) -> list of (action index, *arguments). `first` is the
+        answer the act site was given before listing (none: list everything); the list
+        ends early once it holds that answer and another option (ASK_FIRST)."""
         d = act.decl
         fc = self._new(f"options {act.name}", d.span, actor=True, pure=True)
         fc.declare("actor", PLAYER)
+        first = fc.hidden("answer given first")
         acc = fc.hidden("options")
+        found = fc.hidden("answer found")
+        option = fc.hidden("option")
         fc.emit(O.NEW_LIST)
         fc.emit(O.STORE_LOCAL, acc)
         param_names = [p.name for p in d.params]
@@ -151,7 +157,10 @@ class BodyCompiler:
                 for p in param_names:
                     fc.emit(O.LOAD_LOCAL, fc.lookup_local(p)[0])
                 fc.emit(O.BUILD_LIST, 1 + len(param_names))
+                fc.emit(O.STORE_LOCAL, option)
+                fc.emit(O.LOAD_LOCAL, option)
                 fc.emit(O.APPEND, acc)
+                self._stop_at_answer(fc, first, found, option, acc)
                 return
             p = d.params[k]
             fc.at(p.span)
@@ -178,7 +187,30 @@ class BodyCompiler:
             fc.patch(at)
         fc.emit(O.LOAD_LOCAL, acc)
         fc.emit(O.RETURN)
-        return fc.finish(1)
+        return fc.finish(2)
+
+    @staticmethod
+    def _stop_at_answer(fc, first: int, found: int, option: int, acc: int) -> None:
+        """After an option is listed: return the list when it holds the answer given first
+        and another option (the answer listed earlier, or just now after another)."""
+        fc.emit(O.LOAD_LOCAL, first)
+        on = [fc.emit(O.JUMP_IF_FALSE, None)]  # none: list everything
+        fc.emit(O.LOAD_LOCAL, found)
+        done = [fc.emit(O.JUMP_IF_TRUE, None)]
+        fc.emit(O.LOAD_LOCAL2, (option, first))
+        fc.emit(O.EQ)
+        on.append(fc.emit(O.JUMP_IF_FALSE, None))
+        fc.emit(O.CONST, True)
+        fc.emit(O.STORE_LOCAL, found)
+        fc.emit(O.LOAD_LOCAL, acc)
+        fc.emit(O.CALL_BUILTIN, (B.INDEX["len"], 1))
+        fc.emit(O.CONST, 1)
+        fc.emit(O.GT)
+        on.append(fc.emit(O.JUMP_IF_FALSE, None))
+        fc.patch_all(done)
+        fc.emit(O.LOAD_LOCAL, acc)
+        fc.emit(O.RETURN)
+        fc.patch_all(on)
 
     def _behaviour(self, b):
         """An entry's code for a behaviour field (or its kind's default). A fn only computes:
@@ -229,10 +261,14 @@ class BodyCompiler:
         return fc.finish(3 if isinstance(h, OwnedHandler) else 1)
 
     def _policy(self, decl: A.PolicyDecl) -> dict:
-        out = {"action": {}, "choice": {}, "decide": {"action": {}, "choice": {}}}
+        # "blind": the action groups this policy decides without reading `options`, which
+        # the act site can ask before listing them (ASK_FIRST).
+        out = {"action": {}, "choice": {}, "decide": {"action": {}, "choice": {}, "blind": []}}
         for r in decl.ratings:
             if isinstance(r, A.Decider):
                 self._decider(decl.name, r, out["decide"][r.kind])
+                if r.kind == "action" and r.target in out["decide"]["action"] and "options" not in names_in(r.body):
+                    out["decide"]["blind"].append(r.target)
                 continue
             fc = self._new(f"rate {r.target} ({decl.name})", r.span, ret=INT, pure=True, actor=True)
             fc.declare("actor", PLAYER)

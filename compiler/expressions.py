@@ -574,11 +574,21 @@ class Expressions:
         self.syms.acted.add(e.group)
         pslot = self.hidden("acting player")
         acc = self.hidden("options")
+        first = self.hidden("answer given first")
         self.expect(self.expr(e.player), PLAYER, e.player.span, "who acts")
         self.emit(O.STORE_LOCAL, pslot)
+        # An agent that answers without reading the options is asked before they are listed
+        # (none: it is not asked so); then listing stops once it holds that answer and a second
+        # option, which is all the decision needs: whether it is asked (two options or more)
+        # and that the answer is legal.
+        self.emit(O.LOAD_LOCAL, pslot)
+        self.emit(O.ASK_FIRST, e.group)
+        self.emit(O.STORE_LOCAL, first)
         self.emit(O.NEW_LIST)
         self.emit(O.STORE_LOCAL, acc)
-        for action_name in self.syms.groups[e.group]:
+        listed = []
+        names = self.syms.groups[e.group]
+        for n, action_name in enumerate(names):
             info = self.syms.actions[action_name]
             # An action whose parameter-free requirements fail offers nothing: test
             # them here and skip its enumerator call (most actions of one role or card are off).
@@ -586,7 +596,8 @@ class Expressions:
             if info.decl.params:
                 # Each enumerator returns its options; gather them in declaration order.
                 self.emit(O.LOAD_LOCAL2, (acc, pslot))
-                self.emit(O.CALL, (info.enum_fn, 1))
+                self.emit(O.LOAD_LOCAL, first)
+                self.emit(O.CALL, (info.enum_fn, 2))
                 self.emit(O.ADD)
                 self.emit(O.STORE_LOCAL, acc)
             else:
@@ -594,7 +605,10 @@ class Expressions:
                 self.emit(O.CONST, info.index)
                 self.emit(O.BUILD_LIST, 1)
                 self.emit(O.APPEND, acc)
+            if n < len(names) - 1:
+                skip += self._listed_enough(first, acc, listed)
             self.patch_all(skip)
+        self.patch_all(listed)
         self.emit(O.LOAD_LOCAL, acc)
         self.emit(O.LOAD_LOCAL, pslot)
         self.emit(O.DECIDE_ACTION, e.group)
@@ -604,6 +618,21 @@ class Expressions:
         self.emit(O.PERFORM)
         self.patch(skip)
         return STR
+
+    def _listed_enough(self, first: int, acc: int, listed: list) -> list:
+        """After an action's options: jump to `listed` when the answer given first is among
+        the options and there are two or more. Returns the jumps taken when listing goes on."""
+        self.emit(O.LOAD_LOCAL, first)
+        on = [self.emit(O.JUMP_IF_FALSE, None)]  # nobody answered first: list everything
+        self.emit(O.LOAD_LOCAL2, (first, acc))
+        self.emit(O.IN)
+        on.append(self.emit(O.JUMP_IF_FALSE, None))
+        self.emit(O.LOAD_LOCAL, acc)
+        self.emit(O.CALL_BUILTIN, (B.INDEX["len"], 1))
+        self.emit(O.CONST, 2)
+        self.emit(O.GE)
+        listed.append(self.emit(O.JUMP_IF_TRUE, None))
+        return on
 
     def e_Create(self, e: A.Create):
         t = self.expr(e.entry)

@@ -5,7 +5,9 @@
   scripted     answers from a list (indices or option labels), for tests and replays
   policy:NAME  a strategy written in the pack's language: the pack's 'policy NAME'
                answers a decision itself where it says 'decide', else each option is
-               rated and the best rating wins (first on ties)
+               rated and the best rating wins (first on ties). Where it decides an action
+               group without reading `options`, a match nobody records asks it before the
+               options are listed (answer_first; ASK_FIRST in runtime/opcodes.py)
 
 Interactive agents (human) live in the CLI, the only layer that knows terminals.
 An agent sees a match only through a SeatView (runtime/visibility.py): its own
@@ -14,6 +16,8 @@ decision's labels, and script calls that see other players' private zones as cou
 from __future__ import annotations
 
 import random
+
+from .scripting import ScriptError
 
 
 class AgentError(Exception):
@@ -93,6 +97,26 @@ class PolicyAgent(Agent):
         self.ratings = program.policies[policy]
         self.deciders = self.ratings["decide"]
         self.constants = _constant_ratings(program, policy)
+        self.blind = frozenset(self.deciders.get("blind", ()))
+        self._first = None  # (player, group, answer) given by answer_first, for the decision it precedes
+        if not self.blind:
+            self.answer_first = None  # nothing to answer first: the match need not ask
+
+    def answer_first(self, player, group: str, view):
+        """The answer to `act group` decided before its options are listed, when this policy
+        decides the group without reading them; None otherwise (and when deciding fails: the
+        decision, if asked, fails the same way then). The answer is kept for the decision
+        that follows, so it is worked out once; it names the player, who belongs to this
+        match's world, so no later match can take it for its own."""
+        self._first = None
+        if group not in self.blind:
+            return None
+        try:
+            answer = view.call(self.deciders["action"][group], (player, ()))
+        except ScriptError:
+            return None
+        self._first = (player, group, answer)
+        return answer
 
     def _legal(self, decision, answer) -> int:
         """The index of a decided answer among the legal options; an answer that is not one
@@ -105,6 +129,10 @@ class PolicyAgent(Agent):
 
     def choose(self, decision, view) -> int:
         player = decision.player
+        first, self._first = self._first, None
+        if first is not None and first[0] is player and first[1] == decision.tag and decision.kind == "action" \
+                and first[2] is not None:
+            return self._legal(decision, first[2])
         decider = self.deciders[decision.kind].get(decision.tag)
         if decider is not None:
             answer = view.call(decider, (player, tuple(decision.options)))

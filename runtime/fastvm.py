@@ -24,7 +24,7 @@ from .builtins import BUILTINS, ScriptFault
 from .scripting import (CALL_BUDGET, DEFAULT_BUDGET, SCRIPT_FAILURES, Decision, OutOfSteps, ScriptError,
                         behaviour, divide_down, divide_up, index_item, narrate, no_choice_here, no_player, not_an_entry,
                         remainder, check_nesting, script_error, secret_choice, too_deep)
-from .scripting import INT_BOUND, sized
+from .scripting import INT_BOUND, MAX_LENGTH, sized
 from .world import Event, World, Zone, owner_of
 
 _MISS = object()
@@ -53,7 +53,7 @@ def _helpers(program) -> dict:
         "_secret": secret_choice,
         "_DICE": program.dice,
         "_ACT": (), "_V": None, "_W": None, "_M": None, "_Z": None, "_G": None, "_O": None, "_P": None, "_E": None,
-        "_steps": 0, "_B": INT_BOUND, "_sized": sized, "_int": int,
+        "_steps": 0, "_B": INT_BOUND, "_L": MAX_LENGTH, "_sized": sized, "_int": int,
     }
     for i, builtin in enumerate(BUILTINS):
         names[f"_b{i}"] = builtin.impl
@@ -226,6 +226,7 @@ class FastVM:
         _ensure_python_stack(PYTHON_HEADROOM)
         self._globals = self.module.globals
         self.memo: dict = {}
+        self.answer_first = None  # (player, group) -> an action option or None: see ASK_FIRST
         self.result = None
         self.done = False
         self._gen = None
@@ -305,6 +306,20 @@ class FastVM:
             raise
         except Exception as err:  # noqa: BLE001
             raise self._script_error(err, fn_index) from None
+
+    def ask_first(self, player, group: str):
+        """ASK_FIRST (vm.VM.ask_first): asked in the middle of a run, so the run's budget and
+        bindings are put back afterwards (a rating's call sets both for itself)."""
+        answer_first = self.answer_first
+        if answer_first is None:
+            return None
+        g = self._globals
+        steps = g["_steps"]
+        try:
+            return answer_first(player, group)
+        finally:
+            self._bind()
+            g["_steps"] = steps
 
     def aside(self, fn_index: int, args=()):
         """Run a question in the middle of a run (a log line's narration), as `call` does,

@@ -9,6 +9,9 @@ one player may read carry "private": that player's seat (1-based): lines
 written with `log to p`, decisions whose options show things of a private
 zone, and each player's part of a secret choice (public again in its reveal).
 Agents see the match through a SeatView (runtime/visibility.py).
+A match that records nothing lets an agent able to answer an action group without
+its options answer before they are listed (vm.answer_first, ASK_FIRST): the same
+play, with less listing.
 """
 from __future__ import annotations
 
@@ -76,9 +79,11 @@ class Match:
         program, vm, world = self.program, self.vm, self.world
         self._event(start_event(program, self.seed, self.options, self.n_players, self.agents))
         vm.start(program.entry_points["play"])
-        decision = vm.run()
         agents = self.agents
         views = [SeatView(vm, world, seat) for seat in range(self.n_players)]
+        if not self.record:  # a recorded decision shows every option, so all are listed
+            vm.answer_first = self._answer_first(views)
+        decision = vm.run()
         while decision is not None:
             self._flush_narration()
             seat = decision.player.seat
@@ -96,6 +101,24 @@ class Match:
             decision = vm.resume(decision.options[index])
         self._flush_narration()
         return self._finish()
+
+    def _answer_first(self, views: list):
+        """ASK_FIRST's question to the acting seat's agent (None when no agent can answer
+        before the options are listed)."""
+        firsts = [getattr(agent, "answer_first", None) for agent in self.agents]
+        if not any(firsts):
+            return None
+
+        def answer_first(player, group: str):
+            if player is None:
+                return None  # the act site fails on it as it would have
+            ask = firsts[player.seat]
+            if ask is None:
+                return None
+            view = views[player.seat]
+            view._new_decision()
+            return ask(player, group, view)
+        return answer_first
 
     def _finish(self) -> MatchResult:
         program, vm, world = self.program, self.vm, self.world

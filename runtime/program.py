@@ -138,7 +138,8 @@ class Program:
     actions: list                 # [Action]
     groups: dict                  # group -> [action index]
     policies: dict                # name -> {"action": {action index: fn}, "choice": {tag: fn},
-                                  #          "decide": {"action": {group: fn}, "choice": {tag: fn}}}
+                                  #          "decide": {"action": {group: fn}, "choice": {tag: fn},
+                                  #                     "blind": [groups decided without reading options]}}
     boards: dict = field(default_factory=dict)  # name -> its map as plain data (runtime/board.py, Board)
     balance: dict = field(default_factory=dict)  # pack.yaml's balance: {"entrants": {...}, "tunable": [...]}
     derived: Derived = field(default_factory=Derived, repr=False, compare=False)

@@ -25,6 +25,8 @@ given only the helpers in runtime/fastvm.py.
 """
 from __future__ import annotations
 
+import re
+
 from dataclasses import dataclass
 
 from . import opcodes as O
@@ -37,7 +39,7 @@ from .structure import Arm, Block, Unstructured, dispatch, structure
 ATTRIBUTES = frozenset({"vars", "face", "entry", "zone", "owner", "seat", "items", "fields",
                         "cancelled", "append", "clear", "get", "move", "destroy", "roll",
                         "shuffle", "set_face", "create", "random_from", "narration", "quiet",
-                        "holders", "place"})
+                        "holders", "place", "ask_first"})
 
 _BRANCHES = set(O.JUMP_TARGET) | {O.SWITCH_VAR, O.RETURN}
 
@@ -350,12 +352,45 @@ def _call_builtin(w, arg):
     if builtin.name == "len":
         w.push(f"_len({_items_of(w.pop_item())})")
         return
+    if builtin.name == "count_face":
+        _count_face(w)
+        return
     args = w.pops(argc)
     inline = _INLINE_BUILTINS.get(builtin.name)
     if inline is not None:
         w.push(inline.format(*args))
         return
     w.push(f"_b{index}(_W, {', '.join(args)})", EXPR, NOT_ZONE if builtin.returns.startswith("list") else None)
+
+
+def _count_face(w):
+    """count_face(coll, face) written out as builtins._count_face runs it (the same test of
+    what the collection is, the face read before the loop): most decisions count faces
+    several times, and the loop costs less than the call."""
+    face = w.pop()
+    text, _, ref = w.pop_item()
+    items = (f"{text}.items" if ref == ZONE_VALUE else
+             f"(_t if _type(_t := {text}) is _tuple or _type(_t) is _list else _t.items)")
+    slot = w.next_slot()
+    w.result(f"_qi = {items}", f"_qf = {face}", f"{slot} = 0",
+             f"for _q in _qi:\n    if _q.face == _qf: {slot} += 1")
+
+
+_LOCAL_NAME = re.compile(r"l\d+")
+
+
+def _index(w, arg):
+    """INDEX tests the bounds in place and calls _index (which says what is wrong) only when
+    they fail. Where evaluating the index could fail (it is neither a number written out nor
+    a local) after the list's own evaluation failed, the call keeps the interpreter's order."""
+    i = w.pop()
+    a = w.pop()
+    if _LOCAL_NAME.fullmatch(a) and (_LOCAL_NAME.fullmatch(i) or i.isdigit()):
+        w.push(f"({a}[{i}] if 0 <= {i} < _len({a}) else _index({a}, {i}))")
+    elif i.isdigit():
+        w.push(f"(_t[{i}] if {i} < _len(_t := {a}) else _index(_t, {i}))")
+    else:
+        w.push(f"_index({a}, {i})")
 
 
 def _as_entry(w, kind):
@@ -375,6 +410,11 @@ def _create(w, arg):
     zone = w.pop()
     entry = w.pop()
     w.result(CLEAR_MEMO, f"{w.next_slot()} = _W.create({entry}, {zone})")
+
+
+def _ask_first(w, arg):
+    player = w.pop()
+    w.result(f"{w.next_slot()} = _V.ask_first({player}, {_const(arg)})")
 
 
 def _call(w, arg, memo: bool):
@@ -528,14 +568,19 @@ def _switch_var(w, arg):
 BOUNDED = "(_n if -_B < (_n := {{a}} {op} {{b}}) < _B else _sized(_n))"
 
 
+# A sum of unknown type: a number in bounds, or a list or text no longer than
+# scripting.MAX_LENGTH, is the answer as it stands; only what _sized would refuse calls it.
+JOINED = ("(_n if ((_nt := _type(_n := {a} + {b})) is _int and -_B < _n < _B)"
+          " or (_nt is not _int and _len(_n) <= _L) else _sized(_n))")
+
+
 def _add(w, arg):
     """ADD adds numbers or joins lists or texts: its type is only known here when one side
     is a number constant (`n + 1`, the common case), which spares the _type() call."""
     b_text, b_kind, _ = w.pop_item()
     a_text, a_kind, _ = w.pop_item()
     numeric = any(kind == CONST and text.strip("()-").isdigit() for text, kind in ((a_text, a_kind), (b_text, b_kind)))
-    template = BOUNDED.format(op="+") if numeric else \
-        "(_n if _type(_n := {a} + {b}) is _int and -_B < _n < _B else _sized(_n))"
+    template = BOUNDED.format(op="+") if numeric else JOINED
     w.push(template.format(a=a_text, b=b_text))
 
 TRANSLATIONS = {
@@ -585,7 +630,7 @@ TRANSLATIONS = {
     "MUL": _binary(BOUNDED.format(op="*")),
     "NEW_EVENT": _new_event,
     "DUP": _dup,
-    "INDEX": _binary("_index({a}, {b})"),
+    "INDEX": _index,
     "NE": _binary("({a} != {b})"),
     "LT": _binary("({a} < {b})"),
     "LE": _binary("({a} <= {b})"),
@@ -619,6 +664,7 @@ TRANSLATIONS = {
     "NARRATE_TO": lambda w, arg: _narration_line(w, arg, private=True),
     "CHECK_NESTING": _unary("_check_nesting({x})"),
     "CALL_FIELD": _call_field,
+    "ASK_FIRST": _ask_first,
     "HOLDERS": _holders,
     "PLACE": _mutation("_W.place({0}, {1})", 2),
     "CANCEL": lambda w, slot: w.stmt(CLEAR_MEMO, f"l{slot}.cancelled = True"),

@@ -55,6 +55,7 @@ class VM:
         self.budget = budget
         self.entries_of = program.kinds
         self.memo: dict = {}
+        self.answer_first = None  # (player, group) -> an action option or None: see ASK_FIRST
         self.frames: list[Frame] = []
         self.result = None
         self.done = False
@@ -92,6 +93,12 @@ class VM:
             return self.result
         finally:
             self.frames, self.done, self.result, self.budget, self.asking = saved
+
+    def ask_first(self, player, group: str):
+        """ASK_FIRST: the answer `answer_first` (set by the match) gives, or none. It runs
+        in the middle of a run as `call` does: the run's frames and budget are kept."""
+        answer_first = self.answer_first
+        return None if answer_first is None else answer_first(player, group)
 
     def aside(self, fn_index: int, args=()):
         """Run a question in the middle of a run (a log line's narration), as `call` does,
@@ -426,6 +433,7 @@ if len(frames) > MAX_DEPTH:
     too_deep()
 ENTER(self.functions[fn_index], args, None)
 """,
+    "ASK_FIRST": "stack[-1] = self.ask_first(stack[-1], arg)",
     "HOLDERS": "stack.append(world.holders(*arg))",
     "PLACE": """\
 tile = stack.pop()

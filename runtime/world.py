@@ -144,6 +144,16 @@ class World(Occupancy):
         return thing
 
     def move(self, what, zone: Zone, place: str) -> None:
+        if type(what) is Thing:  # one thing, most moves: no tuple made, no loop
+            old = what.zone
+            if old is not None:
+                old.items.remove(what)
+            what.zone = zone
+            if place == "top":
+                zone.items.insert(0, what)
+            else:
+                zone.items.append(what)
+            return
         things = what if type(what) is tuple or type(what) is list else (what,)
         items, top = zone.items, place == "top"
         for t in things:

@@ -1,0 +1,158 @@
+"""Act sites that ask a policy first (ASK_FIRST): a policy that decides an action group without
+reading `options` is asked before they are listed when nobody records the match, and listing
+stops once it holds that answer and a second option. What a match gives must not change: the
+scores, the number of decisions asked, the errors of illegal answers, and the rule that a
+decision with one option is not asked. Every case runs on both engines."""
+from __future__ import annotations
+
+import pytest
+
+from packmaker import compiled, write_pack  # tests/packmaker.py
+from runebook.runtime.agents import AgentError, PolicyAgent
+from runebook.runtime.match import Match
+from runebook.runtime.options import resolve_options
+
+ENGINES = ("interp", "fast")
+
+GAME = """
+var round: int = 0
+var total: int per player = 0
+
+# Round by round: hold in rounds 1-5 and 10, grab(n) for n up to 8 - round, give(n) for n up
+# to round - 6 until round 9; so round 10 offers one option (hold), which is not asked.
+action hold() in turn
+  require round < 6 or round == 10
+{
+}
+
+action grab(n: int from [1, 2, 3, 4, 5, 6, 7, 8]) in turn
+  require n <= 8 - round
+{
+  actor.total += n
+}
+
+action give(n: int from [1, 2, 3]) in turn
+  require n <= round - 6 and round < 10
+{
+  actor.total -= n
+}
+
+proc play() {
+  while round < 10 {
+    round += 1
+    act turn for players[0]
+  }
+}
+
+fn score(p: player) -> int {
+  return p.total
+}
+
+policy small {                  # grab(1): listed with hold before it, so give is never listed
+  decide action turn {
+    if round < 8 { return grab(1) }
+    return give(1)
+  }
+}
+policy big {                    # the largest grab, worked out without the options
+  decide action turn {
+    if round < 8 { return grab(8 - round) }
+    return give(round - 6)
+  }
+}
+policy reads {                  # reads its options: never asked first
+  decide action turn {
+    if grab(2) in options { return grab(2) }
+    return none
+  }
+  rate action grab: n
+}
+policy defer {                  # answers none: its ratings decide
+  decide action turn { return none }
+  rate action grab: n
+  rate action give: 0 - n
+}
+policy cheat {                  # an answer that is never legal
+  decide action turn { return grab(9) }
+}
+policy fragile {                # fails in round 10, where only hold is offered
+  decide action turn {
+    let n = [1, 1, 1, 1, 1, 1, 1, 1, 1][round - 1]
+    if round < 8 { return grab(n) }
+    return give(n)
+  }
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def prog(tmp_path_factory):
+    return compiled(write_pack(tmp_path_factory.mktemp("answer_first") / "firsts", {"game.rune": GAME}))
+
+
+def play(prog, policy: str, engine: str, record: bool):
+    match = Match(prog, [PolicyAgent(prog, policy)], 1, resolve_options(prog, {}), 1, record=record, engine=engine)
+    result = match.run()
+    return result.scores, result.decisions, match.vm.budget
+
+
+def test_only_policies_that_never_read_options_are_asked_first(prog):
+    assert {name: p["decide"]["blind"] for name, p in prog.policies.items()} == {
+        "small": ["turn"], "big": ["turn"], "reads": [], "defer": ["turn"], "cheat": ["turn"], "fragile": ["turn"]}
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("policy", ["small", "big", "reads", "defer"])
+def test_a_quiet_match_gives_what_a_recorded_one_gives(prog, policy, engine):
+    scores, decisions, _ = play(prog, policy, engine, record=True)
+    assert play(prog, policy, engine, record=False)[:2] == (scores, decisions)
+    # the same whichever engine runs it, down to the steps spent
+    other = "fast" if engine == "interp" else "interp"
+    assert play(prog, policy, engine, record=False) == play(prog, policy, other, record=False)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_listing_stops_once_the_answer_and_a_second_option_are_listed(prog, engine):
+    # small's answer, grab(1), is listed right after hold in rounds 1-5: a quiet match skips
+    # give's listing there, and so spends fewer steps
+    scores, decisions, left_recorded = play(prog, "small", engine, record=True)
+    assert scores == [7 - 2] and decisions == 9  # round 10 offers hold alone: not asked
+    _, _, left_quiet = play(prog, "small", engine, record=False)
+    assert left_quiet > left_recorded
+    assert play(prog, "big", engine, record=False)[:2] == ([7 + 6 + 5 + 4 + 3 + 2 + 1 - 2 - 3], 9)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_an_illegal_answer_given_first_is_refused_as_when_all_options_are_listed(prog, engine):
+    message = r"policy:cheat answered the 'turn' decision with .*, which is not one of its 8 legal options"
+    for record in (True, False):
+        with pytest.raises(AgentError, match=message):
+            play(prog, "cheat", engine, record)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_decision_with_one_option_is_still_not_asked(prog, engine):
+    # fragile fails in round 10 (its list has 9 items), where hold is the only option: the
+    # decision is not asked, so the failure of answering it first must not surface either
+    assert play(prog, "fragile", engine, record=False)[:2] == play(prog, "fragile", engine, record=True)[:2] \
+        == ([7 - 2], 9)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_an_options_script_stops_once_it_holds_the_answer_and_another_option(prog, engine):
+    # small and big play rounds of equal cost when every option is listed; small's answer,
+    # grab(1), is the first grab listed, big's the last, so small stops listing grab sooner
+    assert play(prog, "small", engine, record=True)[2] == play(prog, "big", engine, record=True)[2]
+    assert play(prog, "small", engine, record=False)[2] > play(prog, "big", engine, record=False)[2]
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_an_agent_playing_match_after_match_answers_each_for_itself(prog, engine):
+    # one agent, a quiet match then a recorded one: what it answered first in the quiet
+    # match (where the last act site offered one option, so nothing was asked) is not
+    # taken for the recorded match's first decision
+    agent = PolicyAgent(prog, "small")
+    options = resolve_options(prog, {})
+    quiet = Match(prog, [agent], 1, options, 1, engine=engine).run()
+    recorded = Match(prog, [agent], 1, options, 1, record=True, engine=engine).run()
+    assert (quiet.scores, quiet.decisions) == (recorded.scores, recorded.decisions) == ([7 - 2], 9)
