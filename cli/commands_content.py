@@ -178,10 +178,12 @@ def _program_or_compiled_file(target: str):
 
 
 # ---------------------------------------------------------------- test
-def test(targets: list[str], fmt: str, engine: str = "fast") -> None:
+def test(targets: list[str], fmt: str, engine: str = "fast", pack: Optional[str] = None) -> None:
+    if not targets and pack is None:
+        usage_error("name a pack or card-test files: runebook test PACK, or runebook test --pack PACK FILE...")
     try:
         from .cardtests import run_and_report
     except ImportError as err:
         Out.err().line(f"card tests are not available ({err})", "error")
         raise typer.Exit(INTERNAL)
-    raise typer.Exit(run_and_report(targets, fmt, engine))
+    raise typer.Exit(run_and_report(targets, fmt, engine, pack))

@@ -130,13 +130,16 @@ def disasm(
 
 @app.command()
 def test(
-    targets: Annotated[list[str], typer.Argument(metavar="PACK", help="Packs, or card-test .yaml files.")],
+    targets: Annotated[Optional[list[str]], typer.Argument(
+        metavar="PACK|FILE", help="Packs, or card-test .yaml files (with --pack: test files kept anywhere).")] = None,
+    pack: Annotated[Optional[str], typer.Option(
+        "--pack", help="Run the FILEs against this pack (a built-in name or a folder), wherever they are.")] = None,
     fmt: FormatOpt = Format.text,
     engine: EngineOpt = Engine.fast,
 ) -> None:
     """Run card tests."""
     from .commands_content import test as run
-    run(targets, fmt.value, engine.value)
+    run(targets or [], fmt.value, engine.value, pack)
 
 
 @app.command()
