@@ -255,26 +255,56 @@ def replay(
     run(log, pack, engine.value)
 
 
+# The options of every command that plays many games, declared once: (annotation, default).
+MANY_GAMES = {
+    "agents": (AgentsOpt, "random"),
+    "players": (PlayersOpt, None),
+    "seed": (SeedOpt, 1),
+    "option": (OptionOpt, None),
+    "workers": (WorkersOpt, None),
+    "engine": (EngineOpt, Engine.fast),
+    "db": (DbOpt, None),
+    "backend": (BackendOpt, Backend.local),
+    "cluster": (ClusterOpt, None),
+    "batch": (BatchOpt, 25),
+}
+
+
+def many_games(command):
+    """Give `command` the MANY_GAMES options (after its own): typer reads them from the
+    signature made here, and the command gets them as `runs`, a dict of its implementation's
+    keyword arguments (plain values for enums, option_flags for --option)."""
+    import functools
+    import inspect
+
+    signature = inspect.signature(command)
+    own = [p for p in signature.parameters.values() if p.name != "runs"]
+    shared = [inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, annotation=annotation, default=default)
+              for name, (annotation, default) in MANY_GAMES.items()]
+
+    @functools.wraps(command)
+    def with_options(**given):
+        runs = {name: given.pop(name) for name in MANY_GAMES}
+        runs["option_flags"] = runs.pop("option") or []
+        runs["engine"], runs["backend"] = runs["engine"].value, runs["backend"].value
+        return command(**given, runs=runs)
+
+    with_options.__signature__ = signature.replace(parameters=own + shared)
+    with_options.__annotations__ = {p.name: p.annotation for p in own + shared}
+    return with_options
+
+
 @app.command()
+@many_games
 def simulate(
     target: PackArg,
     games: Annotated[int, typer.Option("--games", min=1, help="Number of games.")],
-    agents: AgentsOpt = "random",
-    players: PlayersOpt = None,
-    seed: SeedOpt = 1,
-    option: OptionOpt = None,
-    workers: WorkersOpt = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the statistics as one JSON object.")] = False,
-    engine: EngineOpt = Engine.fast,
-    db: DbOpt = None,
-    backend: BackendOpt = Backend.local,
-    cluster: ClusterOpt = None,
-    batch: BatchOpt = 25,
+    *, runs: dict,
 ) -> None:
     """Play many seeded games with bots, store them, and report scores or win rates (a rerun resumes)."""
     from .commands_simulate import simulate as run
-    run(target, games, agents, players, seed, option or [], workers, as_json, engine.value,
-        db, backend.value, cluster, batch)
+    run(target, games, as_json=as_json, **runs)
 
 
 # ---------------------------------------------------------------- balance
@@ -285,27 +315,18 @@ EntrantsOpt = Annotated[str, typer.Option(
 
 
 @app.command()
+@many_games
 def tournament(
     target: PackArg,
     games: Annotated[int, typer.Option("--games", min=1, help="Games per pairing and seating "
                                                            "(solo packs: games per entrant).")],
     entrants: EntrantsOpt = "",
-    agents: AgentsOpt = "random",
-    players: PlayersOpt = None,
-    seed: SeedOpt = 1,
-    option: OptionOpt = None,
-    workers: WorkersOpt = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the standings as one JSON object.")] = False,
-    engine: EngineOpt = Engine.fast,
-    db: DbOpt = None,
-    backend: BackendOpt = Backend.local,
-    cluster: ClusterOpt = None,
-    batch: BatchOpt = 25,
+    *, runs: dict,
 ) -> None:
     """Round-robin of entrants in both seatings: win rates with 95% intervals and ratings (a rerun resumes)."""
     from .commands_tournament import tournament as run
-    run(target, games, entrants, agents, players, seed, option or [], workers, as_json, engine.value,
-        db, backend.value, cluster, batch)
+    run(target, games, entrants_text=entrants, as_json=as_json, **runs)
 
 
 @app.command()
@@ -320,6 +341,7 @@ def report(
 
 
 @app.command()
+@many_games
 def balance(
     target: PackArg,
     target_entrant: Annotated[str, typer.Option("--target", help="The entrant to bring into the band.")],
@@ -327,21 +349,11 @@ def balance(
     games: Annotated[int, typer.Option("--games", min=1, help="Games per opponent and seating for each "
                                                            "candidate value.")] = 200,
     entrants: EntrantsOpt = "",
-    agents: AgentsOpt = "random",
-    players: PlayersOpt = None,
-    seed: SeedOpt = 1,
-    option: OptionOpt = None,
-    workers: WorkersOpt = None,
-    engine: EngineOpt = Engine.fast,
-    db: DbOpt = None,
-    backend: BackendOpt = Backend.local,
-    cluster: ClusterOpt = None,
-    batch: BatchOpt = 25,
+    *, runs: dict,
 ) -> None:
     """Search the pack's tunable fields for the smallest change bringing an entrant's win rate into a band."""
     from .commands_balance import balance as run
-    run(target, target_entrant, band, games, entrants, agents, players, seed, option or [], workers,
-        engine.value, db, backend.value, cluster, batch)
+    run(target, entrant=target_entrant, band_text=band, games=games, entrants_text=entrants, **runs)
 
 
 # ---------------------------------------------------------------- entry point

@@ -209,3 +209,29 @@ def test_expect_parts_are_the_same_on_both_engines(world):
     fast = run("test", "--pack", "hand", "mine/hand.yaml", "--format", "json", "--engine", "fast").stdout
     interp = run("test", "--pack", "hand", "mine/hand.yaml", "--format", "json", "--engine", "interp").stdout
     assert fast == interp
+
+
+# ---------------------------------------------------------------- options shared by commands
+@pytest.mark.parametrize("command", ["simulate", "tournament", "balance"])
+def test_commands_playing_many_games_share_one_option_list(command):
+    import typer.main
+    from runebook.cli.main import MANY_GAMES
+
+    params = {p.name: p for p in typer.main.get_command(app).commands[command].params}
+    assert set(MANY_GAMES) <= set(params)
+    assert all(params[name].default == (default.value if hasattr(default, "value") else default)
+               for name, (_, default) in MANY_GAMES.items()), command
+    result = run(command, "--help")
+    assert result.exit_code == 0 and "--cluster" in result.output and "--option" in result.output
+
+
+def test_shared_options_reach_the_command(tmp_path):
+    """--option, --seed and --agents given to simulate arrive as given."""
+    game = PICK_ONE.replace("return p.total", "return p.total + bonus") + "option bonus: int in 0..9 = 0\n"
+    pack = write_pack(tmp_path / "opt", {"main.rune": game})
+    args = ("simulate", pack, "--games", "2", "--workers", "1", "--json", "--seed", "5", "--engine", "interp",
+            "--agents", "first")
+    plain = json.loads(run(*args, "--db", tmp_path / "r.sqlite").stdout)
+    given = json.loads(run(*args, "--option", "bonus=3", "--db", tmp_path / "s.sqlite").stdout)
+    assert (plain["mean_score"], given["mean_score"]) == (1, 4)  # 'first' picks 1; the option adds 3
+    assert given["seed"] == 5 and given["agents"] == ["first"]
