@@ -46,7 +46,14 @@ def _targets(targets: list[str], pack: str | None = None) -> list[tuple[str, lis
     With `pack`, every target is a card-test file run against that pack wherever it is
     kept, and reports name it as the user did; nothing else outside the pack is read."""
     from runebook.compiler.pack import find_pack, read_pack
+    from .compiled import SUFFIX
 
+    for named in ([pack] if pack is not None else targets):
+        if named.endswith(SUFFIX):
+            raise ContentError([Diagnostic(
+                "E0103", f"'{named}' is a compiled pack: card tests compile their code against the "
+                         "pack's names, which only its source has", None,
+                "give the pack's folder or built-in name (a compiled file plays: runebook play FILE)")])
     if pack is not None:
         root = find_pack(pack)
         if not targets:

@@ -17,7 +17,7 @@ def play(target: str, agents: str, players: Optional[int], seed: Optional[int], 
          log: Optional[Path], as_json: bool, engine: str = "fast", html: Optional[Path] = None) -> None:
     from runebook.runtime.match import Match
     from runebook.runtime.scripting import ScriptError
-    from runebook.compiler.pack import find_pack
+    from .compiled import pack_folder
     from .human import EndOfInput, HumanAgent, HumanAgentFactory
     from .presentation import Phraser, Watched, load_presentation
 
@@ -25,7 +25,7 @@ def play(target: str, agents: str, players: Optional[int], seed: Optional[int], 
         if path is not None and not path.parent.is_dir():  # say so now, not after a long game
             usage_error(f"cannot write {what} '{path}': no folder '{path.parent}'")
     program = load_program(target)
-    presentation = load_presentation(find_pack(target), program)
+    presentation = load_presentation(pack_folder(target), program)
     options = options_for(program, option_flags)
     n = players_for(program, players)
     specs = agent_specs(agents, n)
@@ -135,8 +135,12 @@ def show_result(out: Out, result, seed: int, log: Optional[Path], unit: str = "p
 
 # ---------------------------------------------------------------- logs
 def pack_source(target: str) -> str:
-    """What replay needs to find the pack again: a built-in's name, else its absolute folder."""
+    """What replay needs to find the pack again: a built-in's name, else its absolute folder
+    (or compiled file)."""
     from runebook.compiler.pack import content_root, find_pack
+    from .compiled import is_compiled_file
+    if is_compiled_file(target):
+        return str(Path(target).resolve())
     root = find_pack(target).resolve()
     return root.name if root.parent == content_root().resolve() else str(root)
 

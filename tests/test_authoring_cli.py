@@ -235,3 +235,111 @@ def test_shared_options_reach_the_command(tmp_path):
     given = json.loads(run(*args, "--option", "bonus=3", "--db", tmp_path / "s.sqlite").stdout)
     assert (plain["mean_score"], given["mean_score"]) == (1, 4)  # 'first' picks 1; the option adds 3
     assert given["seed"] == 5 and given["agents"] == ["first"]
+
+
+# ---------------------------------------------------------------- compiled files play
+@pytest.fixture(scope="module")
+def compiled(tmp_path_factory):
+    """dungeon_roll compiled to a file, and the file's JSON."""
+    path = tmp_path_factory.mktemp("compiled") / "dr.rbc.json"
+    result = runner.invoke(app, ["compile", "dungeon_roll", "-o", str(path)])
+    assert result.exit_code == 0, result.output
+    assert "runebook play" in result.output  # says what the file is for
+    return path, json.loads(path.read_text())
+
+
+def test_a_compiled_file_plays_logs_and_replays_like_its_pack(compiled, tmp_path):
+    path, _ = compiled
+    from_file = run("play", path, "--seed", "4", "--json", "--log", tmp_path / "m.log")
+    from_pack = run("play", "dungeon_roll", "--seed", "4", "--json")
+    assert from_file.exit_code == 0 and from_file.stdout == from_pack.stdout, from_file.output
+    start = json.loads((tmp_path / "m.log").read_text().splitlines()[0])
+    assert start["pack_source"] == str(path.resolve())
+    for args in ((), ("--pack", path), ("--pack", "dungeon_roll")):  # the log finds the file again
+        result = run("replay", tmp_path / "m.log", *args)
+        assert result.exit_code == 0 and "replay ok" in result.output, (args, result.output)
+
+
+def test_a_compiled_file_simulates(compiled, tmp_path):
+    path, _ = compiled
+    args = ("--games", "3", "--workers", "1", "--json", "--seed", "2")
+    from_file = json.loads(run("simulate", path, *args, "--db", tmp_path / "a.sqlite").stdout)
+    from_pack = json.loads(run("simulate", "dungeon_roll", *args, "--db", tmp_path / "b.sqlite").stdout)
+    assert from_file["mean_score"] == from_pack["mean_score"] and from_file["played"] == 3
+
+
+def test_card_tests_say_a_compiled_file_is_not_for_them(compiled, world):
+    path, _ = compiled
+    result = run("test", "--pack", path, "mine/hand.yaml")
+    assert result.exit_code == 1
+    assert "E0103" in result.output and "is a compiled pack" in result.output and "runebook play" in result.output
+
+
+def _tampered(data: dict, change) -> str:
+    data = json.loads(json.dumps(data))
+    change(data)
+    return json.dumps(data)
+
+
+def _set(path: list, value):
+    def change(data):
+        for key in path[:-1]:
+            data = data[key]
+        data[path[-1]] = value
+    return change
+
+
+def _first(data: dict, op: str) -> list:
+    """The first instruction with opcode `op` (by name) in the file's functions."""
+    from runebook.runtime.opcodes import BY_NAME
+    return next(ins for f in data["functions"] for ins in f["code"] if ins[0] == BY_NAME[op].code)
+
+
+TAMPERED = {
+    "truncated": lambda text, data: text[: len(text) // 2],
+    "not UTF-8": lambda text, data: b"\xff" + text.encode(),
+    "another JSON": lambda text, data: json.dumps({"format": "runebook-compiled", "hello": 1}),
+    "old format": lambda text, data: _tampered(data, _set(["format_version"], 1)),
+    "unknown opcode": lambda text, data: _tampered(data, _set(["functions", 0, "code", 0, 0], 9999)),
+    "a local as text": lambda text, data: _tampered(data, lambda d: _first(d, "LOAD_LOCAL").__setitem__(1, "l0")),
+    "a local past the frame": lambda text, data: _tampered(data, lambda d: _first(d, "LOAD_LOCAL").__setitem__(1, 9999)),
+    "a jump nowhere": lambda text, data: _tampered(data, lambda d: _first(d, "JUMP").__setitem__(1, 10 ** 6)),
+    "a float constant": lambda text, data: _tampered(data, lambda d: _first(d, "CONST").__setitem__(1, 1e400)),
+    "a billion locals": lambda text, data: _tampered(data, _set(["functions", 0, "nlocals"], 10 ** 9)),
+    "no play": lambda text, data: _tampered(data, lambda d: d["entry_points"].pop("play")),
+    "play past the end": lambda text, data: _tampered(data, _set(["entry_points", "play"], 10 ** 6)),
+    "players as text": lambda text, data: _tampered(data, _set(["players", "min"], "one")),
+    "players out of order": lambda text, data: _tampered(data, _set(["players", "default"], 9)),
+    "a board that is no map": lambda text, data: _tampered(data, _set(["boards"], {"b": {"tiles": 3}})),
+    "an action without a body": lambda text, data: _tampered(data, _set(["actions", 0, 3], -5)),
+    "a policy rating nothing": lambda text, data: _tampered(data, _set(["policies", "greedy", "action", "0"], 10 ** 6)),
+}
+
+
+@pytest.mark.parametrize("damage", TAMPERED, ids=list(TAMPERED))
+def test_a_tampered_compiled_file_is_a_diagnostic(compiled, tmp_path, damage):
+    path, data = compiled
+    bad = tmp_path / "bad.rbc.json"
+    text = TAMPERED[damage](path.read_text(), data)
+    bad.write_bytes(text if isinstance(text, bytes) else text.encode())
+    for command in (("play", bad, "--seed", "1"), ("simulate", bad, "--games", "1", "--workers", "1",
+                                                    "--db", tmp_path / "r.sqlite")):
+        result = run(*command)
+        assert result.exit_code == 1 and isinstance(result.exception, (SystemExit, type(None))), \
+            (damage, result.output)
+        assert "error[E0601]" in result.output and "compile it again" in result.output, (damage, result.output)
+
+
+def test_a_compiled_file_cannot_write_python(compiled, tmp_path):
+    """An operand crafted to be Python (reaching os through a builtin the generated code
+    holds) is refused when the file is read: nothing runs, on either engine."""
+    path, data = compiled
+    marker = tmp_path / "owned"
+    payload = f"0 if _min.__self__.__import__('os').system('touch {marker}') else l0"
+    bad = tmp_path / "evil.rbc.json"
+    bad.write_text(_tampered(data, lambda d: _first(d, "LOAD_LOCAL").__setitem__(1, payload)))
+    for engine in ("fast", "interp"):
+        done = subprocess.run([sys.executable, "-m", "runebook.cli.main", "play", str(bad), "--engine", engine],
+                              capture_output=True, text=True, timeout=120)
+        assert done.returncode == 1 and "E0601" in done.stderr and "Traceback" not in done.stderr, done.stderr
+        assert not marker.exists()
