@@ -343,3 +343,10 @@ def test_a_compiled_file_cannot_write_python(compiled, tmp_path):
                               capture_output=True, text=True, timeout=120)
         assert done.returncode == 1 and "E0601" in done.stderr and "Traceback" not in done.stderr, done.stderr
         assert not marker.exists()
+
+
+def test_every_operand_part_of_the_opcode_table_is_checked_in_compiled_files():
+    from runebook.cli.compiled import OPERAND_PARTS, operand_parts
+    from runebook.runtime.opcodes import OPS
+    named = {part for info in OPS for part in operand_parts(info)}
+    assert named <= set(OPERAND_PARTS), named - set(OPERAND_PARTS)
