@@ -79,6 +79,13 @@ def _targets(targets: list[str], pack: str | None = None) -> list[tuple[str, lis
     return plan
 
 
+def watched_packs(targets: list[str], pack: str | None) -> list[str]:
+    """The packs a run of these targets compiles (for --watch): --pack's, a test file's own."""
+    if pack is not None:
+        return [pack]
+    return [str(_pack_of(Path(t).resolve()) or t) if Path(t).is_file() else t for t in targets]
+
+
 # ---------------------------------------------------------------- code embedded in YAML
 def _code_offsets(data, path: list, file: str, lines: list[str]) -> tuple[int, int, bool]:
     """(line offset, column offset, every_line) of a code string inside the YAML text."""

@@ -150,12 +150,18 @@ def _show_source(program, index: int, fn, target: str) -> None:
 
 
 # ---------------------------------------------------------------- test
-def test(targets: list[str], fmt: str, engine: str = "fast", pack: Optional[str] = None) -> None:
+def test(targets: list[str], fmt: str, engine: str = "fast", pack: Optional[str] = None,
+         watch: bool = False) -> None:
     if not targets and pack is None:
         usage_error("name a pack or card-test files: runebook test PACK, or runebook test --pack PACK FILE...")
     try:
-        from .cardtests import run_and_report
+        from .cardtests import run_and_report, watched_packs
     except ImportError as err:
         Out.err().line(f"card tests are not available ({err})", "error")
         raise typer.Exit(INTERNAL)
-    raise typer.Exit(run_and_report(targets, fmt, engine, pack))
+    if not watch:
+        raise typer.Exit(run_and_report(targets, fmt, engine, pack))
+    from .watch import pack_files, watch as rerun
+    named = [Path(t) for t in targets if pack is not None or Path(t).is_file()]
+    rerun(lambda: run_and_report(targets, fmt, engine, pack),
+          lambda: pack_files(watched_packs(targets, pack), named), Out.err().line)

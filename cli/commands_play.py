@@ -14,7 +14,11 @@ from .render import Out
 
 
 def play(target: str, agents: str, players: Optional[int], seed: Optional[int], option_flags: list[str],
-         log: Optional[Path], as_json: bool, engine: str = "fast", html: Optional[Path] = None) -> None:
+         log: Optional[Path], as_json: bool, engine: str = "fast", html: Optional[Path] = None,
+         watch: bool = False) -> None:
+    if watch:
+        _watch(target, agents, players, seed, option_flags, log, as_json, engine, html)
+        return
     from runebook.runtime.match import Match
     from runebook.runtime.scripting import ScriptError
     from .compiled import pack_folder
@@ -134,6 +138,17 @@ def show_result(out: Out, result, seed: int, log: Optional[Path], unit: str = "p
 
 
 # ---------------------------------------------------------------- logs
+def _watch(target: str, agents: str, players, seed, option_flags, log, as_json, engine, html) -> None:
+    """The same match (one seed, chosen once) again after every change to the pack."""
+    from .watch import pack_files, watch
+
+    if "human" in agents.split(","):
+        usage_error("--watch replays a match of bots after each change; play yourself without it")
+    seed = fresh_seed() if seed is None else seed
+    watch(lambda: play(target, agents, players, seed, option_flags, log, as_json, engine, html),
+          lambda: pack_files([target]), Out.err().line)
+
+
 def pack_source(target: str) -> str:
     """What replay needs to find the pack again: a built-in's name, else its absolute folder
     (or compiled file)."""

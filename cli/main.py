@@ -84,6 +84,8 @@ ClusterOpt = Annotated[Optional[str], typer.Option(
                       "(default: a local cluster of --workers processes).")]
 BatchOpt = Annotated[int, typer.Option("--batch", help="Seeds per task sent to a worker.")]
 SeedOpt = Annotated[int, typer.Option("--seed", help="Game i is played with seed SEED+i.")]
+WatchOpt = Annotated[bool, typer.Option(
+    "--watch", help="Run again whenever a file of the pack (or a named file) changes, until Ctrl-C.")]
 
 
 # ---------------------------------------------------------------- content
@@ -136,10 +138,11 @@ def test(
         "--pack", help="Run the FILEs against this pack (a built-in name or a folder), wherever they are.")] = None,
     fmt: FormatOpt = Format.text,
     engine: EngineOpt = Engine.fast,
+    watch: WatchOpt = False,
 ) -> None:
     """Run card tests."""
     from .commands_content import test as run
-    run(targets or [], fmt.value, engine.value, pack)
+    run(targets or [], fmt.value, engine.value, pack, watch)
 
 
 @app.command()
@@ -223,10 +226,11 @@ def play(
     engine: EngineOpt = Engine.fast,
     html: Annotated[Optional[Path], typer.Option(
         "--html", help="Also write the match as one HTML page to step through (see 'view').")] = None,
+    watch: WatchOpt = False,
 ) -> None:
     """Play one match (use --agents human to play yourself)."""
     from .commands_play import play as run
-    run(target, agents, players, seed, option or [], log, as_json, engine.value, html)
+    run(target, agents, players, seed, option or [], log, as_json, engine.value, html, watch)
 
 
 @app.command()

@@ -350,3 +350,87 @@ def test_every_operand_part_of_the_opcode_table_is_checked_in_compiled_files():
     from runebook.runtime.opcodes import OPS
     named = {part for info in OPS for part in operand_parts(info)}
     assert named <= set(OPERAND_PARTS), named - set(OPERAND_PARTS)
+
+
+# ---------------------------------------------------------------- --watch
+class Watched:
+    """`runebook ... --watch` in a subprocess, its stderr read line by line as it comes."""
+
+    def __init__(self, *args, cwd):
+        import os
+        import queue
+        import threading
+
+        env = dict(os.environ, PYTHONUNBUFFERED="1")
+        env.pop("RUNEBOOK_DEBUG", None)
+        self.process = subprocess.Popen([sys.executable, "-m", "runebook.cli.main", *map(str, args), "--watch"],
+                                        cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        self.lines: queue.Queue = queue.Queue()
+        threading.Thread(target=lambda: [self.lines.put(line) for line in self.process.stderr], daemon=True).start()
+
+    def wait_for(self, text: str, timeout: float = 120) -> None:
+        """Read stderr until a line holds `text` (generous: a hang is a failure, not a wait)."""
+        import queue
+        import time
+
+        end = time.monotonic() + timeout
+        while True:
+            try:
+                line = self.lines.get(timeout=max(0.1, end - time.monotonic()))
+            except queue.Empty:
+                self.process.kill()
+                raise AssertionError(f"no line with {text!r} within {timeout} s") from None
+            if text in line:
+                return
+
+    def stop(self) -> tuple:
+        """Ctrl-C: (exit code, stdout)."""
+        import signal
+
+        self.process.send_signal(signal.SIGINT)
+        out, _ = self.process.communicate(timeout=60)
+        return self.process.returncode, out
+
+
+ONE_SCENARIO = """\
+scenarios:
+  - name: dealing gives cards
+    rule: "a deal gives a coin and a gem"
+    do: |
+      deal(p1)
+    expect:
+      - len(hand of p1) == {n}
+"""
+
+
+def test_test_watch_runs_again_when_a_named_test_file_changes(world):
+    test_file = world / "mine" / "watched.yaml"
+    test_file.write_text(ONE_SCENARIO.format(n=3))
+    watched = Watched("test", "--pack", "hand", "mine/watched.yaml", cwd=world)
+    watched.wait_for("watching")
+    test_file.write_text(ONE_SCENARIO.format(n=2))
+    watched.wait_for("running again")
+    watched.wait_for("watching")
+    code, out = watched.stop()
+    assert code == 0 and "Traceback" not in out
+    first, second = out.split("0 passed, 1 failed", 1)
+    assert "len(hand of p1) = 2" in first and "1 passed, 0 failed" in second
+
+
+def test_play_watch_plays_again_when_a_pack_file_changes(world):
+    source = world / "hand" / "main.rune"
+    watched = Watched("play", "hand", "--seed", "3", cwd=world)
+    watched.wait_for("watching")
+    source.write_text(source.read_text().replace('log "{p} picks {c}."', 'log "{p} takes {c}."'))
+    watched.wait_for("running again")
+    watched.wait_for("watching")
+    code, out = watched.stop()
+    assert code == 0 and "Traceback" not in out
+    assert out.count("seed 3") >= 2  # the same seed on every run: only the pack changed
+    assert out.count("Player 1 picks") == 1 and out.count("Player 1 takes") == 1
+    assert out.index("Player 1 picks") < out.index("Player 1 takes"), out
+
+
+def test_watch_refuses_a_human_player(world):
+    result = run("play", "hand", "--agents", "human", "--watch")
+    assert result.exit_code == 2 and "--watch" in result.output
