@@ -158,6 +158,17 @@ def cards(
 
 
 @app.command()
+def doc(
+    target: PackArg,
+    out: Annotated[Optional[Path], typer.Option(
+        "--out", help="Write the Markdown to this file (default: print it).")] = None,
+) -> None:
+    """Write the pack's own reference: kinds and entries, events, actions, decisions, functions, options."""
+    from .commands_doc import doc as run
+    run(target, out)
+
+
+@app.command()
 def explain(code: Annotated[str, typer.Argument(help="A diagnostic code, e.g. E0301.")]) -> None:
     """Explain a diagnostic code: its meaning, an example and the fix (or a family: E03)."""
     from .commands_explain import explain as run

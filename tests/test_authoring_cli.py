@@ -434,3 +434,66 @@ def test_play_watch_plays_again_when_a_pack_file_changes(world):
 def test_watch_refuses_a_human_player(world):
     result = run("play", "hand", "--agents", "human", "--watch")
     assert result.exit_code == 2 and "--watch" in result.output
+
+
+# ---------------------------------------------------------------- runebook doc
+SHIPPED = ["dungeon_roll", "dominaria", "shire"]
+
+
+@pytest.fixture(scope="module")
+def references():
+    """Each shipped pack's reference as `runebook doc` prints it, and its declarations."""
+    from runebook.cli.lsp_pack import PackAnalyser
+    from runebook.compiler.pack import content_root
+
+    out = {}
+    for name in SHIPPED:
+        result = runner.invoke(app, ["doc", name])
+        assert result.exit_code == 0, result.output
+        out[name] = (result.stdout, PackAnalyser(content_root() / name).analyse({}))
+    return out
+
+
+@pytest.mark.parametrize("name", SHIPPED)
+def test_a_packs_reference_covers_every_name_it_declares(references, name):
+    import re
+
+    text, analysis = references[name]
+    declared = analysis.all_declared()
+    assert len(declared) > 50
+    missing = [f"{d.what} {d.name}" for d in declared if not re.search(rf"(?<![\w]){re.escape(d.name)}(?![\w])", text)]
+    assert not missing, missing
+    # the names of the top level each have their own row or line, with the place they are declared at
+    for d in declared:
+        if d.what in ("fn", "proc", "entry", "event", "action", "option", "zone", "var", "kind"):
+            assert f"{d.span.file}:{d.span.line}" in text, (d.what, d.name)
+
+
+@pytest.mark.parametrize("name", SHIPPED)
+def test_each_shipped_pack_links_its_current_reference(references, name):
+    from runebook.compiler.pack import content_root
+
+    folder = content_root() / name
+    assert "(REFERENCE.md)" in (folder / "RULINGS.md").read_text(encoding="utf-8")
+    assert (folder / "REFERENCE.md").read_text(encoding="utf-8") == references[name][0], \
+        f"content/{name}/REFERENCE.md is stale: runebook doc {name} --out content/{name}/REFERENCE.md"
+
+
+def test_doc_sorts_routines_and_finds_the_test_helpers(world):
+    text = run("doc", "hand").stdout
+    functions, procedures, helpers = (text.split(f"## {title}\n")[1].split("\n## ")[0]
+                                      for title in ("Functions", "Procedures", "Test helpers"))
+    assert "fn score(p: player) -> int" in functions and "proc play()" in procedures
+    # nothing a match runs calls deal or total_cost: only card tests can
+    assert "proc deal(p: player)" in helpers and "fn total_cost(p: player) -> int" in helpers
+    assert "deal" not in procedures and "total_cost" not in functions
+    assert "| `coin` | cost: 2 |" in text  # an entry without behaviour shows its data
+    assert "`act` " not in text and "`choose pick`" in text  # the decision play() asks
+
+
+def test_doc_writes_a_file_and_refuses_a_broken_pack(world, tmp_path):
+    assert run("doc", "hand", "--out", tmp_path / "ref.md").exit_code == 0
+    assert (tmp_path / "ref.md").read_text().startswith("# Hand: the pack's reference")
+    (world / "hand" / "main.rune").write_text(HAND + "fn broken() -> int { return nope }\n")
+    result = run("doc", "hand")
+    assert result.exit_code == 1 and "unknown name 'nope'" in result.output
