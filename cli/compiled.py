@@ -203,7 +203,7 @@ def _reference_problem(program) -> Optional[str]:
 # Every part an operand of the opcode table may have (its "operand" column), and what it
 # must be. The fast path writes numbers into its Python as they are (a local is `l3`) and
 # everything else through repr(), so a number must be an int and a constant a plain value:
-# that is what keeps a crafted file from writing Python. tests/test_authoring_cli.py checks
+# that is what keeps a crafted file from writing Python. tests/test_tooling_cli.py checks
 # every part the table names is here.
 LOCAL, COUNT, FUNCTION, NAME, CONSTANT, TARGET, INDEX = "local", "count", "function", "name", "constant", "target", "index"
 OPERAND_PARTS = {

@@ -229,7 +229,7 @@ def test_shared_options_reach_the_command(tmp_path):
     """--option, --seed and --agents given to simulate arrive as given."""
     game = PICK_ONE.replace("return p.total", "return p.total + bonus") + "option bonus: int in 0..9 = 0\n"
     pack = write_pack(tmp_path / "opt", {"main.rune": game})
-    args = ("simulate", pack, "--games", "2", "--workers", "1", "--json", "--seed", "5", "--engine", "interp",
+    args = ("simulate", pack, "--games", "2", "--workers", "1", "--json", "--seed", "5", "--engine", "fast",
             "--agents", "first")
     plain = json.loads(run(*args, "--db", tmp_path / "r.sqlite").stdout)
     given = json.loads(run(*args, "--option", "bonus=3", "--db", tmp_path / "s.sqlite").stdout)
