@@ -29,6 +29,8 @@ class ScenarioResult:
     failures: list = field(default_factory=list)
     narration: list = field(default_factory=list)
     trace: list = field(default_factory=list)  # a script error's call chain, innermost last
+    # each false expect line: {"expect": code, "line": its line, "parts": [{"code", "value"}]}
+    expects: list = field(default_factory=list)
 
 
 # ---------------------------------------------------------------- locating tests
@@ -39,26 +41,50 @@ def _pack_of(path: Path) -> Path | None:
     return None
 
 
-def _targets(targets: list[str]) -> list[tuple[str, list]]:
-    """[(pack reference, [test files])] in the order given."""
-    from runebook.compiler.pack import find_pack, read_pack
+def _targets(targets: list[str], pack: str | None = None) -> list[tuple[str, list]]:
+    """[(pack reference, [(test file, its name in reports or None)])] in the order given.
 
+    With `pack`, every target is a card-test file run against that pack wherever it is
+    kept, and reports name it as the user did; nothing else outside the pack is read."""
+    from runebook.compiler.pack import find_pack, read_pack
+    from .compiled import SUFFIX
+
+    for named in ([pack] if pack is not None else targets):
+        if named.endswith(SUFFIX):
+            raise ContentError([Diagnostic(
+                "E0103", f"'{named}' is a compiled pack: card tests compile their code against the "
+                         "pack's names, which only its source has", None,
+                "give the pack's folder or built-in name (a compiled file plays: runebook play FILE)")])
+    if pack is not None:
+        root = find_pack(pack)
+        if not targets:
+            return _targets([str(root)])
+        return [(str(root), [(Path(target), target) for target in targets])]
     plan: list = []
     for target in targets:
         path = Path(target)
         if path.is_file() and path.suffix in (".yaml", ".yml") and path.name != "pack.yaml":
             pack_dir = _pack_of(path.resolve())
             if pack_dir is None:
-                raise ContentError([Diagnostic("E0103", f"'{target}' is not inside a pack (no pack.yaml above it)")])
-            plan.append((str(pack_dir), [path]))
+                raise ContentError([Diagnostic(
+                    "E0103", f"'{target}' is not inside a pack (no pack.yaml above it)", None,
+                    f"name the pack it tests: runebook test --pack PACK {target}")])
+            plan.append((str(pack_dir), [(path, None)]))
             continue
         root = find_pack(target)
         diags: list = []
-        pack = read_pack(root, diags)
-        if pack is None:
+        source = read_pack(root, diags)
+        if source is None:
             raise ContentError(diags)
-        plan.append((str(root), list(pack.tests)))
+        plan.append((str(root), [(path, None) for path in source.tests]))
     return plan
+
+
+def watched_packs(targets: list[str], pack: str | None) -> list[str]:
+    """The packs a run of these targets compiles (for --watch): --pack's, a test file's own."""
+    if pack is not None:
+        return [pack]
+    return [str(_pack_of(Path(t).resolve()) or t) if Path(t).is_file() else t for t in targets]
 
 
 # ---------------------------------------------------------------- code embedded in YAML
@@ -109,13 +135,15 @@ class _Suite:
         self.program.functions.append(fn)
         return len(self.program.functions) - 1
 
-    def compile_code(self, code: str, file: str, offsets, n_players: int, kind: str, diags: list):
-        """Compile statements (kind 'stmts') or a boolean expression ('expect')."""
+    def compile_code(self, code: str, file: str, offsets, n_players: int, piece: str, diags: list):
+        """Compile a piece of a scenario: statements (setup, given, do), a boolean expression
+        (expect) or an expression's value (a part of a failed expect, to show it)."""
         from runebook.compiler.snippets import compile_snippet
 
         players = [f"p{i + 1}" for i in range(n_players)]
-        return compile_snippet(self.syms, self.types, f"card test {kind}", code, file, offsets, players,
-                               kind == "expect", diags, self._lift)
+        kind = piece if piece in ("expect", "value") else "stmts"
+        return compile_snippet(self.syms, self.types, f"card test {piece}", code, file, offsets, players,
+                               kind, diags, self._lift)
 
 
 # ---------------------------------------------------------------- running
@@ -151,7 +179,7 @@ class _Scenario:
     seed: int
     options: dict
     pieces: list            # [(key, Function)]: setup, given, do
-    checks: list            # [(code, Function)]: the expect lines
+    checks: list            # [(code, Function, line)]: the expect lines
 
 
 def _compiled_scenarios(suite: _Suite, text: str, display: str, diags: list):
@@ -210,7 +238,8 @@ def _compile_scenario(suite, data, defaults, sc, index, display, lines, diags):
     checks = []
     for j, code in enumerate(sc["expect"]):
         offsets = _code_offsets(data, ["scenarios", index, "expect", j], display, lines)
-        checks.append((str(code), suite.compile_code(str(code), display, offsets, n_players, "expect", diags)))
+        fn = suite.compile_code(str(code), display, offsets, n_players, "expect", diags)
+        checks.append((str(code), fn, offsets[0] + 1))
     if len(diags) > before:
         return None
     return _Scenario(result, sc, n_players, seed, options, pieces, checks)
@@ -271,7 +300,8 @@ def _run_scenario(suite: _Suite, scenario: _Scenario, engine: str) -> ScenarioRe
     if world.forced_numbers:
         result.failures.append(f"forced random numbers never used: {', '.join(map(str, world.forced_numbers))}")
     if not result.failures:
-        for code, fn in checks:
+        false = []
+        for code, fn, line in checks:
             program.functions.append(fn)
             try:
                 ok = vm.call(len(program.functions) - 1, players)
@@ -280,22 +310,47 @@ def _run_scenario(suite: _Suite, scenario: _Scenario, engine: str) -> ScenarioRe
                 continue
             if ok is not True:
                 result.failures.append(f"expected: {code}")
+                false.append((code, line))
+        # only once every line was judged: a part's call cannot change what a later line reads
+        result.expects = [{"expect": code, "line": line, "parts": _parts(suite, scenario, vm, code, players)}
+                          for code, line in false]
     result.ok = not result.failures
     result.narration = [n for n in world.narration if type(n) is not dict]  # the log lines, not "place" records
     return result
 
 
-def run_card_tests(targets: list[str], engine: str = "fast") -> tuple[list, list]:
-    """(scenario results, diagnostics) for packs or test files, run on the named engine."""
+def _parts(suite: _Suite, scenario: _Scenario, vm, code: str, players: tuple) -> list:
+    """[{code, value}] of the parts of a false expect line, each evaluated in the final state."""
+    from runebook.runtime.scripting import ScriptError
+    from .expect_parts import part_texts, shown
+
+    out = []
+    for text in part_texts(code):
+        fn = suite.compile_code(text, scenario.result.file, (0, 0, False), scenario.n_players, "value", [])
+        if fn is None:
+            continue  # it reads a name bound inside the line: it has no value of its own
+        vm.program.functions.append(fn)
+        try:
+            value = shown(vm.world, vm.call(len(vm.program.functions) - 1, players))
+        except ScriptError as err:
+            value = f"(error: {err.message})"
+        if value != text:  # `p1 = p1`, `goblin = goblin` say nothing
+            out.append({"code": text, "value": value})
+    return out
+
+
+def run_card_tests(targets: list[str], engine: str = "fast", pack: str | None = None) -> tuple[list, list]:
+    """(scenario results, diagnostics) for packs or test files, run on the named engine;
+    with `pack`, the targets are test files (kept anywhere) run against that pack."""
     from runebook.compiler.pack import display_name
 
     results, diags = [], []
-    for pack_ref, files in _targets(targets):
+    for pack_ref, files in _targets(targets, pack):
         suite = _Suite.compile(pack_ref)
-        for path in files:
-            display = display_name(Path(path), suite.root)
+        for path, shown in files:
+            display = shown or display_name(path, suite.root)
             try:
-                r, d = _run_file(suite, Path(path), display, engine)
+                r, d = _run_file(suite, path, display, engine)
             except ContentError as err:
                 r, d = [], err.diagnostics
             results.extend(r)
@@ -303,12 +358,12 @@ def run_card_tests(targets: list[str], engine: str = "fast") -> tuple[list, list
     return results, diags
 
 
-def run_and_report(targets: list[str], fmt: str = "text", engine: str = "fast") -> int:
+def run_and_report(targets: list[str], fmt: str = "text", engine: str = "fast", pack: str | None = None) -> int:
     """Run, print a report, return the exit code (0 all passed, 1 otherwise)."""
     from .render import print_diagnostics
 
     try:
-        results, diags = run_card_tests(targets, engine)
+        results, diags = run_card_tests(targets, engine, pack)
     except ContentError as err:
         results, diags = [], err.diagnostics
     passed = sum(r.ok for r in results)
@@ -325,8 +380,12 @@ def run_and_report(targets: list[str], fmt: str = "text", engine: str = "fast") 
             print(f"{mark} {r.file}:{r.line}  {r.name}")
             if not r.ok:
                 print(f"       rule: {r.rule}")
+                explained = iter(r.expects)
                 for f in r.failures:
                     print(f"       {f}")
+                    if f.startswith("expected: "):
+                        for part in next(explained)["parts"]:
+                            print(f"         {part['code']} = {part['value']}")
                 for frame in r.trace:  # innermost last
                     print(f"         at {frame['frame']} ({frame['file']}:{frame['line']}:{frame['col']})")
                 for text in r.narration[-8:]:

@@ -8,7 +8,7 @@ import typer
 
 from runebook.dsl.diagnostics import ContentError
 
-from .errors import CONTENT, INTERNAL, content_error, file_error, load_program, pack_base, usage_error
+from .errors import CONTENT, INTERNAL, content_error, load_program, pack_base, usage_error
 from .render import Out, count, diagnostics_json, plural, render_diagnostics
 
 
@@ -106,6 +106,8 @@ def compile_(target: str, output: Optional[Path]) -> None:
         usage_error(f"cannot write '{path}': {err.strerror or err}")
     Out().line(f"wrote {path} ({program.name} {program.pack_version}, "
                f"{len(program.functions)} functions, pack hash {program.pack_hash[:16]}…)")
+    Out().line(f"it plays without the source: runebook play {path} (also simulate, tournament, "
+               "replay --pack, disasm); card tests need the pack's source", "dim")
 
 
 # ---------------------------------------------------------------- disasm
@@ -115,7 +117,7 @@ def disasm(target: str, pattern: Optional[str], source: bool = False) -> None:
     if source and pattern is None:
         usage_error("--source needs an ID, the function to show (a whole pack is thousands of lines), "
                     f"e.g. 'runebook disasm {target} play --source'")
-    program = _program_or_compiled_file(target)
+    program = load_program(target)  # a pack, or a compiled file
     chosen = pick_one(program, pattern) if source else select(program, pattern)
     if not chosen:
         names = ", ".join(f.name for f in program.functions[:12])
@@ -140,13 +142,7 @@ def _show_source(program, index: int, fn, target: str) -> None:
     from runebook.runtime.pysource import translate
     from .disasm import source_legend
 
-    try:
-        module = translate(program, [index])
-    except (AttributeError, KeyError, TypeError, ValueError, IndexError) as err:
-        if not _is_compiled_file(target):
-            raise  # a pack we compiled ourselves: a bug of the translator
-        file_error("E0601", f"{target}: cannot translate {fn.name} ({type(err).__name__}: {err}); "
-                            "the compiled pack is damaged", "recompile it with 'runebook compile PACK'")
+    module = translate(program, [index])  # a compiled file was translated whole when read (cli/compiled.py)
     out = Out()
     for line in source_legend(program, index, fn, module.functions[0].generator):
         out.line(line, "dim")
@@ -155,35 +151,19 @@ def _show_source(program, index: int, fn, target: str) -> None:
         out.line(line)
 
 
-def _is_compiled_file(target: str) -> bool:
-    return target.endswith(".json") or Path(target).is_file()
-
-
-def _program_or_compiled_file(target: str):
-    path = Path(target)
-    if not _is_compiled_file(target):
-        return load_program(target)
-    from runebook.runtime.program import Program, ProgramFormatError
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as err:
-        file_error("E0102", f"cannot read '{target}': {getattr(err, 'strerror', None) or err}")
-    try:
-        return Program.from_json(text)
-    except ProgramFormatError as err:
-        file_error("E0601", f"{target}: {err}", "recompile it with 'runebook compile PACK'")
-    except (AttributeError, KeyError, TypeError, ValueError, IndexError) as err:
-        # from_json trusts the shape of some sections; a hand-edited file can
-        # still break it, which is a damaged file, not a bug of ours.
-        file_error("E0601", f"{target}: compiled pack is damaged ({type(err).__name__}: {err})",
-                   "recompile it with 'runebook compile PACK'")
-
-
 # ---------------------------------------------------------------- test
-def test(targets: list[str], fmt: str, engine: str = "fast") -> None:
+def test(targets: list[str], fmt: str, engine: str = "fast", pack: Optional[str] = None,
+         watch: bool = False) -> None:
+    if not targets and pack is None:
+        usage_error("name a pack or card-test files: runebook test PACK, or runebook test --pack PACK FILE...")
     try:
-        from .cardtests import run_and_report
+        from .cardtests import run_and_report, watched_packs
     except ImportError as err:
         Out.err().line(f"card tests are not available ({err})", "error")
         raise typer.Exit(INTERNAL)
-    raise typer.Exit(run_and_report(targets, fmt, engine))
+    if not watch:
+        raise typer.Exit(run_and_report(targets, fmt, engine, pack))
+    from .watch import pack_files, watch as rerun
+    named = [Path(t) for t in targets if pack is not None or Path(t).is_file()]
+    rerun(lambda: run_and_report(targets, fmt, engine, pack),
+          lambda: pack_files(watched_packs(targets, pack), named), Out.err().line)

@@ -14,10 +14,14 @@ from .render import Out, diagnostics_json
 
 
 def play(target: str, agents: str, players: Optional[int], seed: Optional[int], option_flags: list[str],
-         log: Optional[Path], as_json: bool, engine: str = "fast", html: Optional[Path] = None) -> None:
+         log: Optional[Path], as_json: bool, engine: str = "fast", html: Optional[Path] = None,
+         watch: bool = False) -> None:
+    if watch:
+        _watch(target, agents, players, seed, option_flags, log, as_json, engine, html)
+        return
     from runebook.runtime.match import Match
     from runebook.runtime.scripting import ScriptError
-    from runebook.compiler.pack import find_pack
+    from .compiled import pack_folder
     from .human import EndOfInput, HumanAgent, HumanAgentFactory
     from .presentation import Phraser, Watched, load_presentation
 
@@ -25,7 +29,7 @@ def play(target: str, agents: str, players: Optional[int], seed: Optional[int], 
         if path is not None and not path.parent.is_dir():  # say so now, not after a long game
             usage_error(f"cannot write {what} '{path}': no folder '{path.parent}'")
     program = load_program(target)
-    presentation = load_presentation(find_pack(target), program)
+    presentation = load_presentation(pack_folder(target), program)
     options = options_for(program, option_flags)
     n = players_for(program, players)
     specs = agent_specs(agents, n)
@@ -147,9 +151,24 @@ def show_result(out: Out, result, seed: int, log: Optional[Path], unit: str = "p
 
 
 # ---------------------------------------------------------------- logs
+def _watch(target: str, agents: str, players, seed, option_flags, log, as_json, engine, html) -> None:
+    """The same match (one seed, chosen once) again after every change to the pack."""
+    from .watch import pack_files, watch
+
+    if "human" in agents.split(","):
+        usage_error("--watch replays a match of bots after each change; play yourself without it")
+    seed = fresh_seed() if seed is None else seed
+    watch(lambda: play(target, agents, players, seed, option_flags, log, as_json, engine, html),
+          lambda: pack_files([target]), Out.err().line)
+
+
 def pack_source(target: str) -> str:
-    """What replay needs to find the pack again: a built-in's name, else its absolute folder."""
+    """What replay needs to find the pack again: a built-in's name, else its absolute folder
+    (or compiled file)."""
     from runebook.compiler.pack import content_root, find_pack
+    from .compiled import is_compiled_file
+    if is_compiled_file(target):
+        return str(Path(target).resolve())
     root = find_pack(target).resolve()
     return root.name if root.parent == content_root().resolve() else str(root)
 

@@ -111,9 +111,10 @@ def _is_start(event) -> bool:
 
 
 def _pack_target(start: dict) -> str:
-    """Where the match's pack is: its recorded folder if still there, else the built-in name."""
+    """Where the match's pack is: its recorded folder (or compiled file) if still there, else
+    the built-in name."""
     source = start.get("pack_source")
-    if isinstance(source, str) and source and (source == start["pack"] or Path(source).is_dir()):
+    if isinstance(source, str) and source and (source == start["pack"] or Path(source).exists()):
         return source
     return start["pack"]
 

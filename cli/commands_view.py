@@ -12,12 +12,12 @@ from .errors import script_error, usage_error
 
 
 def view(log: Path, out: Path, seat: Optional[int], pack_override: Optional[str]) -> None:
-    from runebook.compiler.pack import find_pack
     from runebook.runtime.agents import AgentError, ScriptedAgent
     from runebook.runtime.match import Match
     from runebook.runtime.scripting import ScriptError
     from .commands_replay import (as_logged, answers_by_seat, diverged, first_difference, options_of,
                                   program_for, read_log)
+    from .compiled import pack_folder
     from .presentation import Phraser, Watched, load_presentation
     from .viewer import PageRecorder, write_page
 
@@ -28,7 +28,7 @@ def view(log: Path, out: Path, seat: Optional[int], pack_override: Optional[str]
     if seat is not None and seat > start["players"]:
         usage_error(f"--seat {seat}: the match has {start['players']} players")
     target, program = program_for(start, pack_override)
-    presentation = load_presentation(find_pack(target), program)
+    presentation = load_presentation(pack_folder(target), program)
     seen: list = []
     agents = [Watched(ScriptedAgent(a), seen) for a in answers_by_seat(recorded, start["players"])]
     recorder = PageRecorder(program, presentation, seen, seat)

@@ -43,9 +43,13 @@ def pack_base(target: str) -> Optional[Path]:
 
 
 def load_program(target: str):
-    """The compiled program of a pack (cached); content errors end the command."""
+    """The compiled program of a pack (cached) or of a compiled file (`runebook compile -o`);
+    content errors end the command."""
     from runebook.compiler import pack
     from runebook.dsl.diagnostics import ContentError
+    from .compiled import is_compiled_file, read_compiled
+    if is_compiled_file(target):
+        return read_compiled(target)
     try:
         return pack.load_program(target)
     except ContentError as err:

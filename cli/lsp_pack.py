@@ -40,6 +40,7 @@ class Analysis:
     modules: dict               # display name -> Module (the last that parsed, while the file is of the pack)
     index: dict                 # name -> [Declared]
     syms: object = None         # the checker's Symbols (None when the pack could not be read)
+    phrases: Optional[dict] = None  # pack.yaml's phrases when the pack compiled without errors: rules text renders
 
     def declared(self, name: str, *whats: str) -> list:
         return [d for d in self.index.get(name, ()) if not whats or d.what in whats]
@@ -115,7 +116,10 @@ class PackAnalyser:
             if program is not None:  # card tests are compiled against a pack without errors
                 diags.extend(self._test_diagnostics(program, syms, types, pack, phash, path, display))
         # While a file does not parse, completion offers what it declared when it last did.
-        return self._finish(files, diags, self.whole_syms or syms, set(files))
+        analysis = self._finish(files, diags, self.whole_syms or syms, set(files))
+        if program is not None:  # rules text is rendered from a pack that compiled clean, only
+            analysis.phrases, analysis.syms = pack.manifest.get("phrases") or {}, syms
+        return analysis
 
     def _test_diagnostics(self, program, syms, types, pack, phash: str, path: Path, display: str) -> list:
         """A card-test file's diagnostics, checked again only when its text or the pack changed

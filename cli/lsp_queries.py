@@ -118,10 +118,22 @@ def hover(analysis: Analysis, place: Place) -> Optional[str]:
     name, found = _resolve(analysis, place)
     if name is None:
         return None
-    parts = [_describe(d) for d in found]
+    parts = [_describe(d) + _rules_text(analysis, d) for d in found]
     if not found and name in BY_NAME:
         parts.append(_describe_builtin(BY_NAME[name]))
     return "\n\n---\n\n".join(parts) or None
+
+
+def _rules_text(analysis: Analysis, d: Declared) -> str:
+    """An entry's rules text as `runebook cards` prints it (compiler/rules_text.py), when the
+    pack compiled clean; nothing otherwise."""
+    if d.what != "entry" or analysis.phrases is None or analysis.syms is None:
+        return ""
+    from runebook.compiler.rules_text import cards
+
+    found = cards(analysis.syms, analysis.phrases, d.name)
+    lines = found[0].text if found else []
+    return "\n\n**Rules text**\n\n" + "\n\n".join(lines) if lines else ""
 
 
 def _describe_builtin(b) -> str:

@@ -84,6 +84,8 @@ ClusterOpt = Annotated[Optional[str], typer.Option(
                       "(default: a local cluster of --workers processes).")]
 BatchOpt = Annotated[int, typer.Option("--batch", help="Seeds per task sent to a worker.")]
 SeedOpt = Annotated[int, typer.Option("--seed", help="Game i is played with seed SEED+i.")]
+WatchOpt = Annotated[bool, typer.Option(
+    "--watch", help="Run again whenever a file of the pack (or a named file) changes, until Ctrl-C.")]
 
 
 # ---------------------------------------------------------------- content
@@ -131,13 +133,17 @@ def disasm(
 
 @app.command()
 def test(
-    targets: Annotated[list[str], typer.Argument(metavar="PACK", help="Packs, or card-test .yaml files.")],
+    targets: Annotated[Optional[list[str]], typer.Argument(
+        metavar="PACK|FILE", help="Packs, or card-test .yaml files (with --pack: test files kept anywhere).")] = None,
+    pack: Annotated[Optional[str], typer.Option(
+        "--pack", help="Run the FILEs against this pack (a built-in name or a folder), wherever they are.")] = None,
     fmt: FormatOpt = Format.text,
     engine: EngineOpt = Engine.fast,
+    watch: WatchOpt = False,
 ) -> None:
     """Run card tests."""
     from .commands_content import test as run
-    run(targets, fmt.value, engine.value)
+    run(targets or [], fmt.value, engine.value, pack, watch)
 
 
 @app.command()
@@ -150,6 +156,17 @@ def cards(
     """Print entries' rules text, generated from their code (or write a card sheet)."""
     from .commands_cards import cards as run
     run(target, entry, html)
+
+
+@app.command()
+def doc(
+    target: PackArg,
+    out: Annotated[Optional[Path], typer.Option(
+        "--out", help="Write the Markdown to this file (default: print it).")] = None,
+) -> None:
+    """Write the pack's own reference: kinds and entries, events, actions, decisions, functions, options."""
+    from .commands_doc import doc as run
+    run(target, out)
 
 
 @app.command()
@@ -221,10 +238,11 @@ def play(
     engine: EngineOpt = Engine.fast,
     html: Annotated[Optional[Path], typer.Option(
         "--html", help="Also write the match as one HTML page to step through (see 'view').")] = None,
+    watch: WatchOpt = False,
 ) -> None:
     """Play one match (use --agents human to play yourself)."""
     from .commands_play import play as run
-    run(target, agents, players, seed, option or [], log, as_json, engine.value, html)
+    run(target, agents, players, seed, option or [], log, as_json, engine.value, html, watch)
 
 
 @app.command()
@@ -253,26 +271,56 @@ def replay(
     run(log, pack, engine.value)
 
 
+# The options of every command that plays many games, declared once: (annotation, default).
+MANY_GAMES = {
+    "agents": (AgentsOpt, "random"),
+    "players": (PlayersOpt, None),
+    "seed": (SeedOpt, 1),
+    "option": (OptionOpt, None),
+    "workers": (WorkersOpt, None),
+    "engine": (EngineOpt, Engine.fast),
+    "db": (DbOpt, None),
+    "backend": (BackendOpt, Backend.local),
+    "cluster": (ClusterOpt, None),
+    "batch": (BatchOpt, 25),
+}
+
+
+def many_games(command):
+    """Give `command` the MANY_GAMES options (after its own): typer reads them from the
+    signature made here, and the command gets them as `runs`, a dict of its implementation's
+    keyword arguments (plain values for enums, option_flags for --option)."""
+    import functools
+    import inspect
+
+    signature = inspect.signature(command)
+    own = [p for p in signature.parameters.values() if p.name != "runs"]
+    shared = [inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, annotation=annotation, default=default)
+              for name, (annotation, default) in MANY_GAMES.items()]
+
+    @functools.wraps(command)
+    def with_options(**given):
+        runs = {name: given.pop(name) for name in MANY_GAMES}
+        runs["option_flags"] = runs.pop("option") or []
+        runs["engine"], runs["backend"] = runs["engine"].value, runs["backend"].value
+        return command(**given, runs=runs)
+
+    with_options.__signature__ = signature.replace(parameters=own + shared)
+    with_options.__annotations__ = {p.name: p.annotation for p in own + shared}
+    return with_options
+
+
 @app.command()
+@many_games
 def simulate(
     target: PackArg,
     games: Annotated[int, typer.Option("--games", "-n", min=1, help="Number of games.")],
-    agents: AgentsOpt = "random",
-    players: PlayersOpt = None,
-    seed: SeedOpt = 1,
-    option: OptionOpt = None,
-    workers: WorkersOpt = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the statistics as one JSON object.")] = False,
-    engine: EngineOpt = Engine.fast,
-    db: DbOpt = None,
-    backend: BackendOpt = Backend.local,
-    cluster: ClusterOpt = None,
-    batch: BatchOpt = 25,
+    *, runs: dict,
 ) -> None:
     """Play many seeded games with bots, store them, and report scores or win rates (a rerun resumes)."""
     from .commands_simulate import simulate as run
-    run(target, games, agents, players, seed, option or [], workers, as_json, engine.value,
-        db, backend.value, cluster, batch)
+    run(target, games, as_json=as_json, **runs)
 
 
 # ---------------------------------------------------------------- balance
@@ -283,27 +331,18 @@ EntrantsOpt = Annotated[str, typer.Option(
 
 
 @app.command()
+@many_games
 def tournament(
     target: PackArg,
     games: Annotated[int, typer.Option("--games", min=1, help="Games per pairing and seating "
                                                            "(solo packs: games per entrant).")],
     entrants: EntrantsOpt = "",
-    agents: AgentsOpt = "random",
-    players: PlayersOpt = None,
-    seed: SeedOpt = 1,
-    option: OptionOpt = None,
-    workers: WorkersOpt = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the standings as one JSON object.")] = False,
-    engine: EngineOpt = Engine.fast,
-    db: DbOpt = None,
-    backend: BackendOpt = Backend.local,
-    cluster: ClusterOpt = None,
-    batch: BatchOpt = 25,
+    *, runs: dict,
 ) -> None:
     """Round-robin of entrants in both seatings: win rates with 95% intervals and ratings (a rerun resumes)."""
     from .commands_tournament import tournament as run
-    run(target, games, entrants, agents, players, seed, option or [], workers, as_json, engine.value,
-        db, backend.value, cluster, batch)
+    run(target, games, entrants_text=entrants, as_json=as_json, **runs)
 
 
 @app.command()
@@ -318,6 +357,7 @@ def report(
 
 
 @app.command()
+@many_games
 def balance(
     target: PackArg,
     target_entrant: Annotated[str, typer.Option("--target", help="The entrant to bring into the band.")],
@@ -325,21 +365,11 @@ def balance(
     games: Annotated[int, typer.Option("--games", min=1, help="Games per opponent and seating for each "
                                                            "candidate value.")] = 200,
     entrants: EntrantsOpt = "",
-    agents: AgentsOpt = "random",
-    players: PlayersOpt = None,
-    seed: SeedOpt = 1,
-    option: OptionOpt = None,
-    workers: WorkersOpt = None,
-    engine: EngineOpt = Engine.fast,
-    db: DbOpt = None,
-    backend: BackendOpt = Backend.local,
-    cluster: ClusterOpt = None,
-    batch: BatchOpt = 25,
+    *, runs: dict,
 ) -> None:
     """Search the pack's tunable fields for the smallest change bringing an entrant's win rate into a band."""
     from .commands_balance import balance as run
-    run(target, target_entrant, band, games, entrants, agents, players, seed, option or [], workers,
-        engine.value, db, backend.value, cluster, batch)
+    run(target, entrant=target_entrant, band_text=band, games=games, entrants_text=entrants, **runs)
 
 
 # ---------------------------------------------------------------- entry point

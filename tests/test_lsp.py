@@ -242,6 +242,23 @@ def test_hover_on_an_entry_shows_its_data_and_kind(dominaria):
     assert 'name: "Benalia"' in value and "start: true" in value and "entry of kind `location`" in value
 
 
+def test_hover_on_an_entry_id_shows_its_rules_text(dominaria):
+    """The text `runebook cards` prints, rendered from the entry's code, under its data."""
+    from runebook.compiler.pack import check_pack
+    from runebook.compiler.rules_text import cards
+
+    root, client = dominaria
+    path = root / "quests.rune"
+    open_doc(client, path)
+    hover = client.request("textDocument/hover", text_doc(path, at(path, "quest surge_of_mana", 8)))
+    value = hover["contents"]["value"]
+    _, syms, _, _, pack = check_pack(str(root))
+    expected = cards(syms, pack.manifest["phrases"], "surge_of_mana")[0].text
+    assert expected and "**Rules text**" in value
+    assert all(line in value for line in expected), value
+    assert "Complete if your collected amount is at least 5." in value  # the quest's printed threshold
+
+
 def test_definition_of_an_entry_used_in_another_file_points_to_its_block(dominaria):
     root, client = dominaria
     components, user = root / "components.rune", root / "quests.rune"
