@@ -334,7 +334,7 @@ def _parts(suite: _Suite, scenario: _Scenario, vm, code: str, players: tuple) ->
             value = shown(vm.world, vm.call(len(vm.program.functions) - 1, players))
         except ScriptError as err:
             value = f"(error: {err.message})"
-        if value != text:  # `p1 = p1`, `goblin = goblin` say nothing
+        if value != text:  # `p1 = p1`, `coin = coin` say nothing
             out.append({"code": text, "value": value})
     return out
 

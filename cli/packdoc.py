@@ -18,7 +18,7 @@ from runebook.dsl import ast as A
 
 from .lsp_pack import Analysis, Declared
 
-RULER = re.compile(r"^-{3,}")  # `# ------------ monster phase`: a section of the file, not about the name
+RULER = re.compile(r"^-{3,}")  # `# ------------ upkeep phase`: a section of the file, not about the name
 MATCH_ROOTS = ("play", "score", "tiebreak", "title")  # the functions a match itself calls (the pack contract)
 
 
