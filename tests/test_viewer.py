@@ -79,9 +79,9 @@ def run(*args):
     return runner.invoke(app, [str(a) for a in args])
 
 
-def logged_match(tmp_path, pack: str, seed: int = 3, agents: str = "policy:greedy"):
+def logged_match(tmp_path, pack: str, seed: int = 3, agents: str = "policy:greedy", *flags):
     log = tmp_path / f"{tmp_path.name}.jsonl"
-    result = run("play", pack, "--seed", seed, "--agents", agents, "--log", log)
+    result = run("play", pack, "--seed", seed, "--agents", agents, "--log", log, *flags)
     assert result.exit_code == 0, result.output
     return log, [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()]
 
@@ -368,6 +368,28 @@ def test_each_pack_steps_to_its_result_in_a_browser(page, tmp_path, pack, player
         assert page.locator("#board svg .piece").count() == len(data["steps"][-1]["state"]["board"]["pieces"])
     else:
         assert page.locator("#board").is_hidden()
+    assert page.js_errors == []
+    assert non_blank_fraction(page) > 0.2
+
+
+def test_a_pack_with_a_map_steps_to_its_result_in_a_browser(page, tmp_path):
+    """Dota 2's map is drawn tile by tile with a token per hero on it, to the last step."""
+    log, events = logged_match(tmp_path, "dota2", 3, "policy:greedy", "--option", "round_cap=2")
+    out = tmp_path / "match.html"
+    assert run("view", log, "--out", out).exit_code == 0
+    data = page_data(out.read_text(encoding="utf-8"))
+    page.goto(file_url(out))
+    page.keyboard.press("End")
+    total = len(data["steps"])
+    assert page.text_content("#step") == f"Step {total} / {total}"
+    lines = page.locator("#result p").all_text_contents()
+    end = events[-1]
+    for seat, (line, score) in enumerate(zip(lines, end["scores"]), 1):
+        assert line.startswith(f"Player {seat}: {score} ")
+    (board,) = data["tile_boards"]
+    assert page.locator("#board svg .tile").count() == len(board["tiles"]) == 31 * 31
+    tokens = [t for t in data["steps"][-1]["state"]["tokens"] if t["board"] == board["name"]]
+    assert len(tokens) >= 1 and page.locator("#board svg .token").count() == len(tokens)
     assert page.js_errors == []
     assert non_blank_fraction(page) > 0.2
 
