@@ -1,7 +1,7 @@
 """The MOBA hex map reconstruction (content/moba/battlefield.board, RULINGS.md): it
 compiles, it is fair to both teams, and its areas block movement and sight as the
-rulebook says. content/moba has no pack.yaml yet (it has no game), so the map is
-compiled inside a scratch pack here."""
+rulebook says. The map is compiled on its own (map.rune and the board, without the game's
+rules) inside a scratch pack here."""
 from __future__ import annotations
 
 from pathlib import Path
