@@ -30,3 +30,31 @@ def test_a_moba_match_ends_with_a_result(team_size):
     best = max(result.scores)
     assert best >= 5                                     # a team reached 5 VP before the cap
     assert result.winners == [seat for seat, s in enumerate(result.scores) if s == best]
+
+
+SECRET_TAGS = {"payday", "plan", "attack_card", "defense_card", "start_card", "unlock"}
+
+
+@pytest.mark.parametrize("engine", ["fast", "interp"])
+def test_moba_choices_stay_private_to_their_seat(engine):
+    """Payday, planning and battle cards are each seat's secret: the log marks every such
+    decision private to the deciding seat, and between an attacker's first attack card and
+    the line that turns the cards over there is nothing but both sides' private picks."""
+    prog = compiled("moba")
+    agents = [make_agent("random", prog, 3, seat) for seat in range(2)]
+    m = Match(prog, agents, 3, resolve_options(prog, {"max_rounds": 4}), 2, record=True, engine=engine)
+    m.run()
+    events = m.events
+    secret = [e for e in events if e["type"] == "decision" and e["tag"] in SECRET_TAGS]
+    assert {e["tag"] for e in secret} >= {"payday", "plan", "attack_card", "defense_card"}
+    assert all(e.get("private") == e["player"] for e in secret)
+    attacks = 0
+    for i, e in enumerate(events):
+        if e["type"] == "decision" and e["tag"] == "attack_card" and events[i - 1].get("tag") != "attack_card":
+            end = next(j for j in range(i, len(events))
+                       if events[j]["type"] == "say" and events[j]["text"].startswith("Attack:"))
+            between = events[i:end]
+            assert all(x["type"] == "decision" and x["tag"] in ("attack_card", "defense_card")
+                       and x.get("private") == x["player"] for x in between), between
+            attacks += 1
+    assert attacks > 0
