@@ -1,7 +1,6 @@
 """The MOBA hex map reconstruction (content/moba/battlefield.board, RULINGS.md): it
 compiles, it is fair to both teams, and its areas block movement and sight as the
-rulebook says. content/moba has no pack.yaml yet (it has no game), so the map is
-compiled inside a scratch pack here."""
+rulebook says."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -12,7 +11,6 @@ import pytest
 from runebook.compiler.pack import compile_pack
 from runebook.runtime import board as B
 
-from packmaker import CONTRACT, manifest, write_pack  # tests/packmaker.py
 
 MOBA = Path(__file__).resolve().parent.parent / "content" / "moba"
 SWAP_TEAMS = {"camp_red": "camp_blue", "camp_blue": "camp_red"}
@@ -20,12 +18,8 @@ SWAP_SIDES = {"castle": "town", "town": "castle"}
 
 
 @pytest.fixture(scope="module")
-def board(tmp_path_factory):
-    files = {"battlefield.board": (MOBA / "battlefield.board").read_text(encoding="utf-8"),
-             "map.rune": (MOBA / "map.rune").read_text(encoding="utf-8"), "game.rune": CONTRACT}
-    root = write_pack(tmp_path_factory.mktemp("moba") / "moba_map", files, dedent=False,
-                      pack_yaml=manifest("moba_map", extra='boards: ["*.board"]\n'))
-    program, diags, _ = compile_pack(str(root))
+def board():
+    program, diags, _ = compile_pack(str(MOBA))
     assert program is not None and diags == [], [str(d) for d in diags]
     return B.Board(0, program.boards["battlefield"])
 
