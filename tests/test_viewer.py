@@ -372,9 +372,12 @@ def test_each_pack_steps_to_its_result_in_a_browser(page, tmp_path, pack, player
     assert non_blank_fraction(page) > 0.2
 
 
-def test_a_pack_with_a_map_steps_to_its_result_in_a_browser(page, tmp_path):
-    """Dota 2's map is drawn tile by tile with a token per hero on it, to the last step."""
-    log, events = logged_match(tmp_path, "dota2", 3, "policy:greedy", "--option", "round_cap=2")
+@pytest.mark.parametrize("pack, short, grid, tiles", [("dota2", "round_cap=2", "square", 31 * 31),
+                                                     ("moba", "max_rounds=2", "hex", None)])
+def test_a_pack_with_a_map_steps_to_its_result_in_a_browser(page, tmp_path, pack, short, grid, tiles):
+    """A square (Dota 2) and a hex (MOBA) map drawn tile by tile with a token per figure on
+    it, to the last step."""
+    log, events = logged_match(tmp_path, pack, 3, "policy:greedy", "--option", short)
     out = tmp_path / "match.html"
     assert run("view", log, "--out", out).exit_code == 0
     data = page_data(out.read_text(encoding="utf-8"))
@@ -387,7 +390,8 @@ def test_a_pack_with_a_map_steps_to_its_result_in_a_browser(page, tmp_path):
     for seat, (line, score) in enumerate(zip(lines, end["scores"]), 1):
         assert line.startswith(f"Player {seat}: {score} ")
     (board,) = data["tile_boards"]
-    assert page.locator("#board svg .tile").count() == len(board["tiles"]) == 31 * 31
+    assert board["grid"] == grid
+    assert page.locator("#board svg .tile").count() == len(board["tiles"]) == (tiles or len(board["tiles"]))
     tokens = [t for t in data["steps"][-1]["state"]["tokens"] if t["board"] == board["name"]]
     assert len(tokens) >= 1 and page.locator("#board svg .token").count() == len(tokens)
     assert page.js_errors == []
