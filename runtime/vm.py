@@ -136,6 +136,18 @@ self.budget = steps
 return Decision(player, "{kind}", arg, list(options))
 """
 
+# A script call once its function and arguments are on the stack: spend a step, open a
+# frame with the arguments (memo_key: where its answer is remembered, or None).
+_CALL = """\
+SPEND
+if len(frames) > MAX_DEPTH:
+    too_deep()
+args = stack[len(stack) - argc:] if argc else ()
+if argc:
+    del stack[-argc:]
+ENTER(self.functions[fn_index], args, {memo_key})
+"""
+
 BODIES: dict[str, str] = {
     "LOAD_LOCAL": "stack.append(locs[arg])",
     "CONST": "stack.append(arg)",
@@ -229,24 +241,8 @@ if key in memo:  # a read-only function: its answer stands while the game is unc
         del stack[-argc:]
     stack.append(memo[key])
     continue
-SPEND
-if len(frames) > MAX_DEPTH:
-    too_deep()
-args = stack[len(stack) - argc:] if argc else ()
-if argc:
-    del stack[-argc:]
-ENTER(self.functions[fn_index], args, key)
-""",
-    "CALL": """\
-fn_index, argc = arg
-SPEND
-if len(frames) > MAX_DEPTH:
-    too_deep()
-args = stack[len(stack) - argc:] if argc else ()
-if argc:
-    del stack[-argc:]
-ENTER(self.functions[fn_index], args, None)
-""",
+""" + _CALL.format(memo_key="key"),
+    "CALL": "fn_index, argc = arg\n" + _CALL.format(memo_key="None"),
     "SWITCH_VAR": """\
 target = arg[2].get(locs[arg[0]].vars[arg[1]], arg[3])
 if target != pc - 1:
