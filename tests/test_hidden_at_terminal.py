@@ -68,6 +68,9 @@ def test_each_prompt_shows_its_seats_own_hand_and_nothing_of_the_others(moba_ter
     asked = {(seat, tag) for seat, text in prompts for tag in re.findall(r"^Player \d+, choice '(\w+)'", text, re.M)}
     assert {(1, "payday"), (2, "payday"), (1, "plan"), (2, "plan")} <= asked
     assert {"attack_card", "defense_card"} <= {tag for _, tag in asked}
+    # options in the pack's words, the code form beside (its ids tell alike cards apart)
+    assert re.search(r"^   1\. selects an attack card: \w+ card  \[\w+ card \(#\d+\)\]$", moba_terminal, re.M)
+    assert re.search(r"^ +\d+\. ends the activation  \[end_activation\]$", moba_terminal, re.M)
 
 
 def prompt_starts(output: str) -> list:
