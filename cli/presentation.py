@@ -226,11 +226,11 @@ class Phraser:
         return f"Player {decision.player.seat + 1} {self._told(decision, index, self._names_by_player(decision.options))}"
 
     def hidden(self, decision) -> Optional[str]:
-        """'Player 1 plans (hidden)': a choice the reader may not see, by its phrase with
-        the answer left out; None for an action (what was done is the answer) or a
-        choice without a phrase."""
+        """'Player 1 plans (hidden)': a decision the reader may not see, by the phrase of
+        its tag (a choice's, or an action phase's) with the answer left out; None
+        without one."""
         template = self.presentation.phrases.get(decision.tag)
-        if decision.kind == "action" or template is None:
+        if template is None:
             return None
         return f"Player {decision.player.seat + 1} {HOLE.sub('(hidden)', template)}"
 
