@@ -38,11 +38,10 @@ def play(target: str, agents: str, players: Optional[int], seed: Optional[int], 
     # With --json, stdout carries one JSON object only: questions go to stderr.
     humans = HumanAgentFactory(out=sys.stderr if as_json else sys.stdout)
     built = build_agents(program, specs, seed, extra={"human": humans})
-    is_human = [isinstance(a, HumanAgent) for a in built]
-    if sum(is_human) > 1:  # people share the terminal: each prompt says whose it is
-        for agent in built:
-            if isinstance(agent, HumanAgent):
-                agent.shared = True
+    people = {a.seat + 1: a for a in built if isinstance(a, HumanAgent)}
+    is_human = [seat in people for seat in range(1, n + 1)]
+    for person in people.values():
+        person.shared = len(people) > 1  # people share the terminal: each prompt says whose it is
     seen: list = []  # (decision, choice) as agents answer: narration and the page put them into words
     seats = [Watched(a, seen) for a in built]
 
@@ -51,7 +50,7 @@ def play(target: str, agents: str, players: Optional[int], seed: Optional[int], 
     if not as_json:
         out.line(f"{program.title}: {n} player{'s' if n > 1 else ''}, seed {seed}, "
                  f"agents {', '.join(specs)}", "bold")
-        narrator = Narrator(out, is_human, seen, {a.seat + 1: a for a in built if isinstance(a, HumanAgent)})
+        narrator = Narrator(out, is_human, seen, people)
     writer = LogWriter(log, pack_source(target)) if log is not None else None
     recorder = None
     if html is not None:
@@ -61,7 +60,7 @@ def play(target: str, agents: str, players: Optional[int], seed: Optional[int], 
     on_event = (lambda event: [f(event) for f in listeners]) if listeners else None
     match = Match(program, seats, seed, options, n, record=log is not None, on_event=on_event, engine=engine)
     phraser = Phraser(presentation, program, match.world)
-    for listener in (narrator, recorder, *(a for a in built if isinstance(a, HumanAgent))):
+    for listener in (narrator, recorder, *people.values()):
         if listener is not None:
             listener.phraser = phraser
     try:
