@@ -38,7 +38,10 @@ def play(target: str, agents: str, players: Optional[int], seed: Optional[int], 
     # With --json, stdout carries one JSON object only: questions go to stderr.
     humans = HumanAgentFactory(out=sys.stderr if as_json else sys.stdout)
     built = build_agents(program, specs, seed, extra={"human": humans})
-    is_human = [isinstance(a, HumanAgent) for a in built]
+    people = {a.seat + 1: a for a in built if isinstance(a, HumanAgent)}
+    is_human = [seat in people for seat in range(1, n + 1)]
+    for person in people.values():
+        person.shared = len(people) > 1  # people share the terminal: each prompt says whose it is
     seen: list = []  # (decision, choice) as agents answer: narration and the page put them into words
     seats = [Watched(a, seen) for a in built]
 
@@ -47,7 +50,7 @@ def play(target: str, agents: str, players: Optional[int], seed: Optional[int], 
     if not as_json:
         out.line(f"{program.title}: {n} player{'s' if n > 1 else ''}, seed {seed}, "
                  f"agents {', '.join(specs)}", "bold")
-        narrator = Narrator(out, is_human, seen)
+        narrator = Narrator(out, is_human, seen, people)
     writer = LogWriter(log, pack_source(target)) if log is not None else None
     recorder = None
     if html is not None:
@@ -57,7 +60,7 @@ def play(target: str, agents: str, players: Optional[int], seed: Optional[int], 
     on_event = (lambda event: [f(event) for f in listeners]) if listeners else None
     match = Match(program, seats, seed, options, n, record=log is not None, on_event=on_event, engine=engine)
     phraser = Phraser(presentation, program, match.world)
-    for listener in (narrator, recorder):
+    for listener in (narrator, recorder, *people.values()):
         if listener is not None:
             listener.phraser = phraser
     try:
@@ -96,36 +99,49 @@ class Narrator:
     """Match.on_event: prints narration as it happens, and what agents chose.
 
     An entry private to a seat (a `log to p` line, a choice among one's own hidden
-    things) is shown only when that seat is played by a person at this terminal.
+    things) is shown only when that seat is played by the one person at this terminal.
+    When several people share it, such a line is held for its seat's next prompt
+    (`people`: their agents by seat), and every decision is told as to a bystander.
     """
 
-    def __init__(self, out: Out, is_human: list[bool], seen: Optional[list] = None):
+    def __init__(self, out: Out, is_human: list[bool], seen: Optional[list] = None, people: Optional[dict] = None):
         self.out = out
         self.is_human = is_human
+        self.alone = sum(is_human) == 1  # one person here: what is theirs may be printed
         self.seen = seen     # the agents' (decision, choice), the last one being this event's;
                              # without them (events read back) decisions are told in code form
         self.phraser = None  # set once the match's world exists
+        self.people = people or {}
 
     def __call__(self, event: dict) -> None:
         kind = event.get("type")
         private = event.get("private")
-        may_read = private is None or self.is_human[private - 1]
-        if kind == "say" and may_read:
-            self.out.line(event["text"])
+        may_read = private is None or (self.alone and self.is_human[private - 1])
+        if kind == "say":
+            if may_read:
+                self.out.line(event["text"])
+            elif private in self.people:
+                self.people[private].held.append(event["text"])
         elif kind == "reveal":
             self.out.line("  " + reveal_text(event), "dim")
-        elif kind == "decision" and not self.is_human[event["player"] - 1]:
+        elif kind == "decision" and not (self.alone and self.is_human[event["player"] - 1]):
             seen = self.seen[-1] if self.seen else None
             if seen is not None and self.phraser is not None and self.phraser.narrated(*seen, may_read):
                 return  # the pack's narration of what follows tells this choice
             self.out.line("  " + decision_text(event, self.phraser, seen, may_read), "dim")
+        elif kind == "end":  # what no later prompt could tell: the match is over, nothing is at stake
+            for seat, person in self.people.items():
+                for text in person.held:
+                    self.out.line(f"(told to Player {seat} alone) {text}")
+                person.held.clear()
 
 
 def decision_text(event: dict, phraser, seen: Optional[tuple], may_read: bool) -> str:
     """A decision in words (the pack's phrase, else its names), or in code form when only
     the event is known (events read back from a log)."""
     if not may_read:
-        return f"Player {event['player']} chooses (hidden)."
+        hidden = phraser.hidden(seen[0]) if phraser is not None and seen is not None else None
+        return (hidden or f"Player {event['player']} chooses (hidden)") + "."
     if phraser is None or seen is None:
         return f"Player {event['player']} chose: {event['label']}"
     return phraser.decision(*seen) + "."
@@ -138,14 +154,14 @@ def reveal_text(event: dict) -> str:
 
 
 def show_result(out: Out, result, seed: int, log: Optional[Path], unit: str = "point") -> None:
-    from runebook.runtime.text import counted
+    from runebook.runtime.text import counted, joined
     out.line()
     for seat, (score, title) in enumerate(zip(result.scores, result.titles), 1):
         won = len(result.scores) > 1 and seat - 1 in result.winners
         text = f"Player {seat}: {counted(score, unit)}" + (f"  ({title})" if title else "") + ("  *winner*" if won else "")
         out.line(text, "bold" if won else None)
     if len(result.scores) > 1:
-        names = " and ".join(f"Player {w + 1}" for w in result.winners)
+        names = joined([f"Player {w + 1}" for w in result.winners])
         out.line(f"Winner: {names}" if len(result.winners) == 1 else f"Shared win: {names}", "bold")
     out.line(f"{counted(result.decisions, 'decision')}; seed {seed}" + (f"; log written to {log}" if log else ""), "dim")
 

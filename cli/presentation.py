@@ -27,6 +27,7 @@ class Presentation:
     narrated: frozenset = frozenset()  # actions and choices whose own narration tells the choice
     board: Optional[dict] = None
     tiles: dict = field(default_factory=dict)  # how boards of tiles draw their regions and tokens
+    player_colours: Optional[dict] = None      # a player's colour by a player variable's value (a side)
 
 
 def load_presentation(root: Optional[Path], program) -> Presentation:
@@ -82,7 +83,8 @@ def read_view(root: Path, program) -> tuple:
 def _presentation(data: dict) -> Presentation:
     return Presentation(str(data.get("score_unit", "point")), data.get("owner_var"),
                         {str(k): str(v) for k, v in (data.get("phrases") or {}).items()},
-                        frozenset(data.get("narrated") or ()), data.get("board"), data.get("tiles") or {})
+                        frozenset(data.get("narrated") or ()), data.get("board"), data.get("tiles") or {},
+                        data.get("player_colours"))
 
 
 def unknown_names(data: dict, program, shown: str) -> list:
@@ -101,6 +103,9 @@ def unknown_names(data: dict, program, shown: str) -> list:
                                        locate(data, path, shown), did_you_mean(str(name), known) or None))
 
     check(["owner_var"], data.get("owner_var"), thing_vars, "the thing variable")
+    if data.get("player_colours"):
+        check(["player_colours", "var"], data["player_colours"]["var"], {v.name for v in program.player_vars},
+              "the player variable")
     actions = {a.name: a.params for a in program.actions}
     for i, name in enumerate(data.get("narrated") or ()):
         # a choice is named by its phrase's key: the page still tells it in words
@@ -218,8 +223,27 @@ class Phraser:
         option; without one, its names in words ('chooses: swap tiles (target: corner)').
         A thing is told apart by its player's name only where the options hold another
         player's thing of the same name."""
-        option = decision.options[index]
+        return f"Player {decision.player.seat + 1} {self._told(decision, index, self._names_by_player(decision.options))}"
+
+    def hidden(self, decision) -> Optional[str]:
+        """'Player 1 plans (hidden)': a decision the reader may not see, by the phrase of
+        its tag (a choice's, or an action phase's) with the answer left out; None
+        without one."""
+        template = self.presentation.phrases.get(decision.tag)
+        if template is None:
+            return None
+        return f"Player {decision.player.seat + 1} {HOLE.sub('(hidden)', template)}"
+
+    def options(self, decision) -> list:
+        """Every option of a decision in words, as its phrase would tell it chosen: 'casts
+        Imprison on Paladin (Player 2)', or without a phrase its names ('Paladin')."""
         among = self._names_by_player(decision.options)
+        return [self._told(decision, i, among, alone=True) for i in range(len(decision.options))]
+
+    def _told(self, decision, index: int, among: frozenset, alone: bool = False) -> str:
+        """The chosen option after 'Player N'; `alone`: an option of a list, where the
+        question is said once above it."""
+        option = decision.options[index]
         if decision.kind == "action":
             action = self.program.actions[option[0]]
             name, template = action.name, self.presentation.phrases.get(action.name)
@@ -227,13 +251,14 @@ class Phraser:
         else:
             name, template = decision.tag, self.presentation.phrases.get(decision.tag)
             values = {"choice": option}
-        player = f"Player {decision.player.seat + 1}"
         if template is not None:
-            return f"{player} {self.fill(template, values, among)}"
+            return self.fill(template, values, among)
         if decision.kind != "action":
-            return f"{player} chooses {self.name(option, among=among)} ({name.replace('_', ' ')})"
+            chosen = self.name(option, among=among)
+            return chosen if alone else f"chooses {chosen} ({name.replace('_', ' ')})"
         given = ", ".join(f"{k.replace('_', ' ')}: {self.name(v, among=among)}" for k, v in values.items())
-        return f"{player} chooses: {name.replace('_', ' ')}" + (f" ({given})" if given else "")
+        told = name.replace('_', ' ') + (f" ({given})" if given else "")
+        return told if alone else f"chooses: {told}"
 
     def narrated(self, decision, index: int, readable: bool = True) -> bool:
         """Whether the pack's own narration tells this decision (view.yaml `narrated`), so

@@ -57,16 +57,18 @@ class PageRecorder:
         readable = self.may_read(event)
         shown = {"player": event["player"], "kind": event["kind"], "tag": event["tag"],
                  "text": decision_text(event, self.phraser, self.seen[-1], readable)}
-        if readable:
-            shown.update(options=event["options"], choice=event["choice"], label=event["label"])
+        if readable:  # options in words, as the narration tells a choice; the code form as their tooltip
+            shown.update(options=self.phraser.options(self.seen[-1][0]), codes=event["options"],
+                         choice=event["choice"], label=event["label"])
         else:
-            shown.update(options=[], choice=None, label=None, hidden=len(event["options"]))
+            # not even how many options: their number can follow from the hidden things
+            shown.update(options=[], codes=[], choice=None, label=None, hidden=True)
         return shown
 
     # ------------------------------------------------------------ the state at a step
     def _state(self) -> dict:
         world, program = self.phraser.world, self.program
-        players = [{"name": f"Player {p.seat + 1}",
+        players = [{"name": f"Player {p.seat + 1}", "colour": self._colour(p),
                     "vars": {v.name: self._value(p.vars[i]) for i, v in enumerate(program.player_vars)}}
                    for p in world.players]
         zones = []
@@ -83,6 +85,16 @@ class PageRecorder:
             state["tokens"] = tile_tokens(world, program, self.presentation.tiles, self.phraser.name,
                                           self.phraser.owner, self._sees)
         return state
+
+    def _colour(self, player) -> Optional[str]:
+        """The player's colour by view.yaml's `player_colours` (players of one side alike),
+        else None: the page gives each seat its own."""
+        by = self.presentation.player_colours
+        if by is None:
+            return None
+        names = [v.name for v in self.program.player_vars]
+        value = player.vars[names.index(by["var"])] if by["var"] in names else None
+        return by["colours"].get(value) if isinstance(value, str) else None
 
     def _sees(self, zone) -> bool:
         if self.seat is None or zone is None or not zone.private:

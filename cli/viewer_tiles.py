@@ -24,14 +24,15 @@ def tile_layout(world, tiles: dict) -> list:
 
 
 def _tile(tile, regions: dict) -> dict:
-    """A tile: the colour of its last region that has one (later layers lie on top), the
-    glyph view.yaml gives its regions (else the board file's, for a tile in a region),
-    and its regions as its tooltip."""
+    """A tile: the colour and glyph of its region that view.yaml lists last (the list is
+    the order of drawing, a later region on top: the pack chooses, not its board file's
+    layers), else the board file's glyph, for a tile in a region; and its regions as its
+    tooltip."""
     colour, glyph = None, None
-    for region in tile.regions:
-        drawn = regions.get(region, {})
-        colour = drawn.get("colour", colour)
-        glyph = drawn.get("glyph", glyph)
+    for region, drawn in regions.items():
+        if region in tile.regions:
+            colour = drawn.get("colour", colour)
+            glyph = drawn.get("glyph", glyph)
     if glyph is None and tile.regions:
         glyph = tile.glyph.strip()
     return {"x": tile.x, "y": tile.y, "colour": colour, "glyph": glyph or "",

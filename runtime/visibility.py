@@ -45,6 +45,16 @@ class SeatView:
         how agents and card tests name an option."""
         return decision.labels(self._world)
 
+    def own_private_zones(self) -> list[tuple[str, list[str]]]:
+        """The private zones this seat owns, each as (name, its things' labels): what the
+        seat holds that no one else may see."""
+        world, out = self._world, []
+        for zones in world.zones:
+            for zone in zones if isinstance(zones, list) else (zones,):
+                if zone.private and zone.owner is not None and zone.owner.seat == self.seat:
+                    out.append((zone.name, [world.value_label(t) for t in zone.items]))
+        return out
+
     def readable_labels(self, decision) -> list[str]:
         """The same options as a person reads them: `pay 4 hp`, not `pay_4_hp`."""
         if decision.kind == "action":

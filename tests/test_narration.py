@@ -19,8 +19,11 @@ from runebook.runtime.text import article, counted, joined, plural_form
 from packmaker import write_pack
 
 GOLDEN = Path(__file__).with_name("golden")
-# (pack, seed, agents): a match long enough to show each pack's kinds of decisions.
-MATCHES = [("dungeon_roll", 3, "policy:greedy"), ("shire", 9, "policy:greedy,random"), ("dominaria", 3, "policy:greedy")]
+# (pack, seed, agents, flags): a match long enough to show each pack's kinds of decisions
+# (the two map packs cut short: two rounds show every kind of turn).
+MATCHES = [("dungeon_roll", 3, "policy:greedy", ()), ("shire", 9, "policy:greedy,random", ()),
+           ("dominaria", 3, "policy:greedy", ()), ("moba", 3, "policy:greedy", ("--option", "max_rounds=2")),
+           ("dota2", 3, "policy:greedy", ("--option", "round_cap=2"))]
 
 
 @pytest.fixture(autouse=True)
@@ -28,9 +31,9 @@ def private_cache(tmp_path_factory, monkeypatch):
     monkeypatch.setenv("RUNEBOOK_CACHE", str(tmp_path_factory.getbasetemp() / "cache"))
 
 
-@pytest.mark.parametrize("pack, seed, agents", MATCHES)
-def test_narration_matches_its_golden_text(pack, seed, agents):
-    result = CliRunner().invoke(app, ["play", pack, "--seed", str(seed), "--agents", agents])
+@pytest.mark.parametrize("pack, seed, agents, flags", MATCHES)
+def test_narration_matches_its_golden_text(pack, seed, agents, flags):
+    result = CliRunner().invoke(app, ["play", pack, "--seed", str(seed), "--agents", agents, *flags])
     assert result.exit_code == 0, result.output
     golden = GOLDEN / f"{pack}.txt"
     if os.environ.get("RUNEBOOK_UPDATE_GOLDEN"):
@@ -101,6 +104,20 @@ def test_mana_paid_and_vp_scored_are_narrated_once_after_their_cause():
         if " scores " in line and line.endswith(" VP in all)."):
             assert not lines[i - 1].startswith("  "), "a score follows what caused it"
     assert "VP so far" in text and "Player 1: 32 VP" in text and "completes the quest " in text
+
+
+def test_a_players_second_pet_of_a_kind_is_told_apart():
+    text = CliRunner().invoke(app, ["play", "shire", "--seed", "3", "--agents", "random"]).output
+    assert "Hunter (Player 2) summons another Wolf: Wolf 2 (Player 2)." in text
+    assert "Wolf (Player 2) 1/12 HP, Wolf 2 (Player 2) 12/12 HP" in text  # the round's status line
+    assert "Wolf 2 (Player 2) casts " in text
+
+
+def test_moba_tells_facings_in_words_and_each_move_once():
+    text = golden("moba")
+    assert re.search(r"^The \w+ \((red|blue)\) moves to \(\d+,\d+\), facing (north-|south-)?(east|west)\.$", text, re.M)
+    assert "facing 0" not in text and "turns to face" not in text and "  Player 1 moves to" not in text
+    assert "  Player 1 plans an action card: (hidden)." in text  # a private choice: what, not which
 
 
 # ---------------------------------------------------------------- the presentation's rules

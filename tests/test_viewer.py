@@ -118,6 +118,30 @@ def test_play_html_writes_the_same_page_as_view_of_its_log(tmp_path):
     assert page_data(html.read_text(encoding="utf-8")) == page_data(viewed(tmp_path, log))
 
 
+def test_options_are_told_in_words_with_their_code_form_beside(tmp_path):
+    log, events = logged_match(tmp_path, "dungeon_roll")
+    steps = page_data(viewed(tmp_path, log))["steps"]
+    fights = [s["decision"] for s in steps if s["decision"] and any(c.startswith("fight(") for c in s["decision"]["codes"])]
+    assert fights
+    for shown in fights:
+        assert len(shown["options"]) == len(shown["codes"])
+        assert not any("(c=" in words or "=" in words for words in shown["options"])
+        told = [w for w, c in zip(shown["options"], shown["codes"]) if c.startswith("fight(")]
+        assert all(w.startswith("sends ") and " against the " in w for w in told)  # the pack's phrase
+    decisions = [e for e in events if e["type"] == "decision"]
+    assert [s["decision"]["codes"] for s in steps[:-1]] == [d["options"] for d in decisions]
+
+
+def test_players_take_their_sides_colour_where_the_pack_says(tmp_path):
+    log, _ = logged_match(tmp_path, "moba", 3, "policy:greedy", "--players", 4, "--option", "max_rounds=1")
+    players = page_data(viewed(tmp_path, log))["steps"][-1]["state"]["players"]
+    sides = {"red": "#c0392b", "blue": "#2471a3"}
+    assert sorted(p["vars"]["side"] for p in players) == ["blue", "blue", "red", "red"]
+    assert all(p["colour"] == sides[p["vars"]["side"]] for p in players)
+    log, _ = logged_match(tmp_path, "shire", 3)  # no player_colours: each seat its own (the page's)
+    assert all(p["colour"] is None for p in page_data(viewed(tmp_path, log))["steps"][-1]["state"]["players"])
+
+
 def test_the_page_is_self_contained(tmp_path):
     log, _ = logged_match(tmp_path, "dominaria")
     html = viewed(tmp_path, log)
@@ -277,7 +301,7 @@ def test_a_seats_page_shows_its_own_secrets(tmp_path):
     steps = mine["steps"]
     assert steps[0]["decision"]["options"] and "hidden" not in steps[0]["decision"]
     theirs = [s["decision"] for s in steps if s["decision"] and s["decision"]["player"] == 2]
-    assert theirs[0]["hidden"] == 2 and theirs[0]["options"] == [] and theirs[0]["label"] is None
+    assert theirs[0]["hidden"] is True and theirs[0]["options"] == [] and theirs[0]["label"] is None
     said = [line for s in steps for line in s["say"]]
     assert len([line for line in said if line.startswith("You keep the")]) == 1
 
@@ -322,6 +346,7 @@ def test_a_bad_view_declaration_is_a_located_diagnostic(tmp_path):
      "the thing variable 'where'"),
     ("phrases: {step: 'steps into {place}'}", "the parameter 'place'"),
     ("owner_var: owner", "the thing variable 'owner'"),
+    ("player_colours: {var: team, colours: {red: '#f00'}}", "the player variable 'team'"),
 ])
 def test_a_view_declaration_naming_what_the_pack_lacks_is_E0419(tmp_path, view, message):
     pack = write_pack(tmp_path / "hexes", {**HEXES, "view.yaml": view + "\n"}, players="{min: 2, max: 2}")
@@ -372,11 +397,12 @@ def test_each_pack_steps_to_its_result_in_a_browser(page, tmp_path, pack, player
     assert non_blank_fraction(page) > 0.2
 
 
-@pytest.mark.parametrize("pack, short, grid, tiles", [("dota2", "round_cap=2", "square", 31 * 31),
-                                                     ("moba", "max_rounds=2", "hex", None)])
-def test_a_pack_with_a_map_steps_to_its_result_in_a_browser(page, tmp_path, pack, short, grid, tiles):
+@pytest.mark.parametrize("pack, short, grid, tiles, sides", [
+    ("dota2", "round_cap=2", "square", 31 * 31, {"radiant": "#2e8b57", "dire": "#b03a2e"}),
+    ("moba", "max_rounds=2", "hex", None, {"red": "#c0392b", "blue": "#2471a3"})])
+def test_a_pack_with_a_map_steps_to_its_result_in_a_browser(page, tmp_path, pack, short, grid, tiles, sides):
     """A square (Dota 2) and a hex (MOBA) map drawn tile by tile with a token per figure on
-    it, to the last step."""
+    it, to the last step, each side's figures in its side's colour."""
     log, events = logged_match(tmp_path, pack, 3, "policy:greedy", "--option", short)
     out = tmp_path / "match.html"
     assert run("view", log, "--out", out).exit_code == 0
@@ -394,6 +420,15 @@ def test_a_pack_with_a_map_steps_to_its_result_in_a_browser(page, tmp_path, pack
     assert page.locator("#board svg .tile").count() == len(board["tiles"]) == (tiles or len(board["tiles"]))
     tokens = [t for t in data["steps"][-1]["state"]["tokens"] if t["board"] == board["name"]]
     assert len(tokens) >= 1 and page.locator("#board svg .token").count() == len(tokens)
+    side_of = {i + 1: p["vars"]["side"] for i, p in enumerate(data["steps"][-1]["state"]["players"])}
+    drawn = page.locator("#board svg .token")
+    owned = []  # (owner, fill) of each token of a player, as the page drew it (its tooltip names the player)
+    for i in range(drawn.count()):
+        owner = re.search(r"\(Player (\d+)\)$", drawn.nth(i).locator("title").text_content())
+        if owner:
+            owned.append((int(owner.group(1)), drawn.nth(i).locator("circle").get_attribute("fill")))
+    assert {side_of[owner] for owner, _ in owned} == set(sides)  # both sides' figures are on the map
+    assert all(fill == sides[side_of[owner]] for owner, fill in owned)
     assert page.js_errors == []
     assert non_blank_fraction(page) > 0.2
 
@@ -405,12 +440,17 @@ def test_a_hex_board_and_a_seats_view_in_a_browser(page, tmp_path):
     assert run("view", log, "--seat", 2, "--out", out).exit_code == 0
     page.goto(file_url(out))
     assert "as seen by Player 2" in page.text_content("#title")
-    assert page.text_content("#options") == "2 options, hidden from this seat"  # Player 1's keep
+    assert page.text_content("#options") == "the options are hidden from this seat"  # Player 1's keep
     page.keyboard.press("ArrowRight")
     assert page.text_content("#decision").startswith("Player 1 steps into ")
-    page.keyboard.press("ArrowRight")  # Player 2's own keep: its options are shown
-    assert page.locator("#options li").all_text_contents() == next(
+    page.keyboard.press("ArrowRight")  # Player 2's own keep: its options are shown, in words
+    options = page.locator("#options li")
+    assert options.all_text_contents() == ["Jewel", "Pearl"]
+    assert [options.nth(i).get_attribute("title") for i in range(2)] == next(  # the code form: a tooltip
         e["options"] for e in events if e.get("tag") == "keep" and e["player"] == 2)
+    page.keyboard.press("ArrowRight")  # a phrased choice: each option as the phrase tells it
+    assert page.locator("#options li").all_text_contents() == [
+        "steps into North", "steps into Middle", "steps into South"]
     page.keyboard.press("End")
     assert page.locator("#board svg polygon").count() == 3  # hexes, not squares
     assert page.locator("#board svg .piece").count() == 2
