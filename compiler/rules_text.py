@@ -117,11 +117,21 @@ FORMS: dict[str, str] = {
 }
 
 _HOLE = re.compile(r"\{([A-Za-z0-9_]*)\}")
+# A hole followed by a counted noun, `{n} round(s)`: the noun agrees with the count.
+_COUNTED_HOLE = re.compile(r"\{([A-Za-z0-9_]*)\}(?:( [A-Za-z]+)\(s\))?")
 
 
 def fill(template: str, values: dict) -> str:
-    """The template with each {hole} replaced by its value (a hole with none stays as written)."""
-    return _HOLE.sub(lambda m: values.get(m.group(1), m.group(0)), template)
+    """The template with each {hole} replaced by its value (a hole with none stays as written);
+    `{n} word(s)` reads "1 word" when the value is 1 and "n words" otherwise."""
+    def one(m: re.Match) -> str:
+        value = values.get(m.group(1))
+        if value is None:
+            return m.group(0)
+        if m.group(2) is None:
+            return value
+        return value + m.group(2) + ("" if value == "1" else "s")
+    return _COUNTED_HOLE.sub(one, template)
 
 
 def holes(template: str) -> list[str]:

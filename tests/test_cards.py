@@ -17,7 +17,7 @@ from typer.testing import CliRunner
 from runebook.cli.main import app
 from runebook.compiler import codegen, expressions
 from runebook.compiler.pack import builtin_packs, check_pack
-from runebook.compiler.rules_text import FORMS, cards, holes
+from runebook.compiler.rules_text import FORMS, cards, fill, holes
 from runebook.runtime.builtins import BUILTINS
 
 from browser import browser, file_url, non_blank_fraction, page  # noqa: F401  (browser, page: fixtures)
@@ -145,6 +145,16 @@ def test_a_number_changed_in_content_changes_the_text(tmp_path):
     assert "your gold is less than 12" in cards(syms, source.manifest["phrases"], "lamp")[0].text[2]
 
 
+@pytest.mark.parametrize("value, text", [
+    ("1", "stunned for 1 round, within 1 tile"),
+    ("3", "stunned for 3 rounds, within 3 tiles"),
+    ("2 × multiple", "stunned for 2 × multiple rounds, within 2 × multiple tiles"),
+])
+def test_a_counted_noun_in_a_phrase_agrees_with_its_number(value, text):
+    assert fill("stunned for {n} round(s), within {n} tile(s)", {"n": value}) == text
+    assert fill("{n} (s) and {missing} round(s)", {"n": value}) == value + " (s) and {missing} round(s)"
+
+
 @pytest.mark.parametrize("phrases, message, line", [
     ("phrases:\n  relik:\n    p: you\n", "phrases for 'relik', which is not a kind", 6),
     ("phrases:\n  all:\n    gain: '{p} gain {amount}'\n", "hole '{amount}'", 7),
@@ -224,12 +234,12 @@ DUNGEON_ROLL_PRINTED = {
 # Dota 2: The Board Game, "Hero Cards": Ogre Magi's printed abilities (range, damage, mana,
 # cooldown, duration), said by the rendering of their code.
 DOTA2_PRINTED = {
-    "fireblast": ["Mana cost: 2.", "Cooldown: 3 round", "Range: 3 tile(s)", "Target: an enemy hero",
+    "fireblast": ["Mana cost: 2.", "Cooldown: 3 round", "Range: 3 tiles", "Target: an enemy hero",
                   "Deal 1 × multiple damage", "Stunned for 1 round"],
-    "ignite": ["Mana cost: 2.", "Cooldown: 4 round", "Range: 4 tile(s)", "Deal 2 × multiple damage",
+    "ignite": ["Mana cost: 2.", "Cooldown: 4 round", "Range: 4 tiles", "Deal 2 × multiple damage",
                "hp × 2 is less than the target's maximum health: deal 2 × multiple damage",
                "slowed by 3 × multiple for 1 round"],
-    "bloodlust": ["Mana cost: 1.", "Cooldown: 2 round", "Range: 3 tile(s)", "Target: an allied hero",
+    "bloodlust": ["Mana cost: 1.", "Cooldown: 2 round", "Range: 3 tiles", "Target: an allied hero",
                   "3 × multiple more power for 1 round", "1 × multiple more move speed for 1 round"],
     "multicast": ["Level 5.", "Passive.", "roll d; while d's face is blank", "multiple × 2"],
 }
