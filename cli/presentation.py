@@ -235,8 +235,8 @@ class Phraser:
         return f"Player {decision.player.seat + 1} {HOLE.sub('(hidden)', template)}"
 
     def options(self, decision) -> list:
-        """Every option of a decision in words, as its phrase would tell it chosen: 'casts
-        Imprison on Paladin (Player 2)', or without a phrase its names ('Paladin')."""
+        """Every option of a decision in words, as its phrase would tell it chosen: 'plays
+        Shield on Knight (Player 2)', or without a phrase its names ('Knight')."""
         among = self._names_by_player(decision.options)
         return [self._told(decision, i, among, alone=True) for i in range(len(decision.options))]
 
