@@ -7,9 +7,10 @@ from typing import Optional
 import typer
 
 from runebook.dsl.diagnostics import ContentError
+from runebook.runtime.text import counted
 
 from .errors import CONTENT, INTERNAL, content_error, load_program, pack_base, usage_error
-from .render import Out, count, diagnostics_json, plural, render_diagnostics
+from .render import Out, count, diagnostics_json, render_diagnostics
 
 
 # ---------------------------------------------------------------- packs
@@ -26,7 +27,7 @@ def packs() -> None:
         diags: list = []
         source = read_pack(content_root() / name, diags)
         if source is None:
-            out.line(f"{name:<{width}}  (broken: {plural(count(diags, 'error'), 'error')}; "
+            out.line(f"{name:<{width}}  (broken: {counted(count(diags, 'error'), 'error')}; "
                      f"run 'runebook validate {name}')", "warning")
             continue
         m = source.manifest
@@ -83,11 +84,11 @@ def _card_test_diagnostics(pack, program, syms, types) -> list:
 
 def _summary_line(name: str, ok: bool, errors: int, warnings: int) -> str:
     if ok:
-        return f"{name}: ok ({plural(warnings, 'warning')})" if warnings else f"{name}: ok"
+        return f"{name}: ok ({counted(warnings, 'warning')})" if warnings else f"{name}: ok"
     if not errors:  # failed on warnings alone: --strict
-        return f"{name}: {plural(warnings, 'warning')} (--strict)"
-    text = f"{name}: {plural(errors, 'error')}"
-    return text + (f", {plural(warnings, 'warning')}" if warnings else "")
+        return f"{name}: {counted(warnings, 'warning')} (--strict)"
+    text = f"{name}: {counted(errors, 'error')}"
+    return text + (f", {counted(warnings, 'warning')}" if warnings else "")
 
 
 # ---------------------------------------------------------------- compile

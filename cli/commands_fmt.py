@@ -6,8 +6,10 @@ from pathlib import Path
 
 import typer
 
+from runebook.runtime.text import counted
+
 from .errors import CONTENT, usage_error
-from .render import Out, plural, render_diagnostics
+from .render import Out, render_diagnostics
 
 
 def fmt(paths: list[Path], check: bool) -> None:
@@ -47,7 +49,7 @@ def fmt(paths: list[Path], check: bool) -> None:
             out.line(f"reformatted {display}")
     render_diagnostics(diags, None, Out.err())
     if not check:
-        out.line(f"{plural(len(changed), 'file')} reformatted", "bold")
+        out.line(f"{counted(len(changed), 'file')} reformatted", "bold")
     if diags or (check and changed):
         raise typer.Exit(CONTENT)
 

@@ -152,5 +152,3 @@ def count(diags: Iterable, severity: str) -> int:
     return sum(1 for d in diags if d.severity == severity)
 
 
-def plural(n: int, word: str) -> str:
-    return f"{n} {word}" if n == 1 else f"{n} {word}s"

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from runebook.dsl import ast as A
 from runebook.dsl.diagnostics import Diagnostic, did_you_mean
 from runebook.runtime.builtins import BY_NAME as BUILTINS
+from runebook.runtime.text import plural_form
 
 # The phrase of every statement form and operator; holes name the node's parts.
 # How tightly each arithmetic operator binds: an operand binding looser is bracketed.
@@ -117,20 +118,21 @@ FORMS: dict[str, str] = {
 }
 
 _HOLE = re.compile(r"\{([A-Za-z0-9_]*)\}")
-# A hole followed by a counted noun, `{n} round(s)`: the noun agrees with the count.
-_COUNTED_HOLE = re.compile(r"\{([A-Za-z0-9_]*)\}(?:( [A-Za-z]+)\(s\))?")
+# A hole followed by a counted noun of one or two words, `{n} round(s)`, `{n} chance
+# roll(s)`: the noun agrees with the count.
+_COUNTED_HOLE = re.compile(r"\{([A-Za-z0-9_]*)\}(?:((?: [A-Za-z]+){1,2})\(s\))?")
 
 
 def fill(template: str, values: dict) -> str:
     """The template with each {hole} replaced by its value (a hole with none stays as written);
     `{n} word(s)` reads "1 word" when the value is 1 and "n words" otherwise."""
     def one(m: re.Match) -> str:
-        value = values.get(m.group(1))
+        value, noun = values.get(m.group(1)), m.group(2)
         if value is None:
             return m.group(0)
-        if m.group(2) is None:
+        if noun is None:
             return value
-        return value + m.group(2) + ("" if value == "1" else "s")
+        return value + (noun if value == "1" else plural_form(noun))
     return _COUNTED_HOLE.sub(one, template)
 
 

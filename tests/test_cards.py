@@ -155,6 +155,11 @@ def test_a_counted_noun_in_a_phrase_agrees_with_its_number(value, text):
     assert fill("{n} (s) and {missing} round(s)", {"n": value}) == value + " (s) and {missing} round(s)"
 
 
+@pytest.mark.parametrize("value, text", [("1", "1 chance roll, 1 body"), ("2", "2 chance rolls, 2 bodies")])
+def test_a_counted_noun_of_two_words_agrees_and_is_spelt_as_english_spells_it(value, text):
+    assert fill("{n} chance roll(s), {n} body(s)", {"n": value}) == text
+
+
 @pytest.mark.parametrize("phrases, message, line", [
     ("phrases:\n  relik:\n    p: you\n", "phrases for 'relik', which is not a kind", 6),
     ("phrases:\n  all:\n    gain: '{p} gain {amount}'\n", "hole '{amount}'", 7),
