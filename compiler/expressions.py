@@ -575,28 +575,32 @@ class Expressions:
         pslot = self.hidden("acting player")
         acc = self.hidden("options")
         first = self.hidden("answer given first")
+        which = self.hidden("answer's action")
         self.expect(self.expr(e.player), PLAYER, e.player.span, "who acts")
         self.emit(O.STORE_LOCAL, pslot)
         # An agent that answers without reading the options is asked before they are listed
-        # (none: it is not asked so); then listing stops once it holds that answer and a second
-        # option, which is all the decision needs: whether it is asked (two options or more)
-        # and that the answer is legal.
+        # (none: it is not asked so). A legal answer needs no listing: all the decision needs
+        # besides is whether it is asked (two options or more), so one other option is looked
+        # for. An illegal answer is refused after a full listing, which names every option.
         self.emit(O.LOAD_LOCAL, pslot)
         self.emit(O.ASK_FIRST, e.group)
         self.emit(O.STORE_LOCAL, first)
         self.emit(O.NEW_LIST)
         self.emit(O.STORE_LOCAL, acc)
-        listed = []
-        names = self.syms.groups[e.group]
-        for n, action_name in enumerate(names):
-            info = self.syms.actions[action_name]
+        infos = [self.syms.actions[name] for name in self.syms.groups[e.group]]
+        self.emit(O.LOAD_LOCAL, first)
+        listing = [self.emit(O.JUMP_IF_FALSE, None)]
+        listing += self._check_answer(infos, first, which, pslot)
+        listed = self._another_option(infos, first, which, acc, pslot)
+        self.patch_all(listing)
+        for info in infos:
             # An action whose parameter-free requirements fail offers nothing: test
             # them here and skip its enumerator call (most actions of one role or card are off).
             skip = self._action_guard(info, pslot)
             if info.decl.params:
                 # Each enumerator returns its options; gather them in declaration order.
                 self.emit(O.LOAD_LOCAL2, (acc, pslot))
-                self.emit(O.LOAD_LOCAL, first)
+                self.emit(O.CONST, None)
                 self.emit(O.CALL, (info.enum_fn, 2))
                 self.emit(O.ADD)
                 self.emit(O.STORE_LOCAL, acc)
@@ -605,8 +609,6 @@ class Expressions:
                 self.emit(O.CONST, info.index)
                 self.emit(O.BUILD_LIST, 1)
                 self.emit(O.APPEND, acc)
-            if n < len(names) - 1:
-                skip += self._listed_enough(first, acc, listed)
             self.patch_all(skip)
         self.patch_all(listed)
         self.emit(O.LOAD_LOCAL, acc)
@@ -619,20 +621,62 @@ class Expressions:
         self.patch(skip)
         return STR
 
-    def _listed_enough(self, first: int, acc: int, listed: list) -> list:
-        """After an action's options: jump to `listed` when the answer given first is among
-        the options and there are two or more. Returns the jumps taken when listing goes on."""
+    def _check_answer(self, infos: list, first: int, which: int, pslot: int) -> list:
+        """The answer given first, checked alone: on its action (its first item), that
+        action's parameter-free guard and, for one with parameters, its check script. Falls
+        through when it is legal; returns the jumps taken when it is not (an action of
+        another group, or one whose test fails)."""
         self.emit(O.LOAD_LOCAL, first)
-        on = [self.emit(O.JUMP_IF_FALSE, None)]  # nobody answered first: list everything
-        self.emit(O.LOAD_LOCAL2, (first, acc))
-        self.emit(O.IN)
-        on.append(self.emit(O.JUMP_IF_FALSE, None))
-        self.emit(O.LOAD_LOCAL, acc)
-        self.emit(O.CALL_BUILTIN, (B.INDEX["len"], 1))
-        self.emit(O.CONST, 2)
-        self.emit(O.GE)
-        listed.append(self.emit(O.JUMP_IF_TRUE, None))
-        return on
+        self.emit(O.CONST, 0)
+        self.emit(O.INDEX)
+        self.emit(O.STORE_LOCAL, which)
+        illegal, legal = [], []
+        for info in infos:
+            self.emit(O.LOAD_LOCAL, which)
+            other_action = self.emit(O.JUMP_IF_NE_CONST, (info.index, None))
+            illegal += self._action_guard(info, pslot)
+            if info.decl.params:
+                self.emit(O.LOAD_LOCAL2, (pslot, first))
+                self.emit(O.CALL, (info.check_fn, 2))
+                illegal.append(self.emit(O.JUMP_IF_FALSE, None))
+            legal.append(self.emit(O.JUMP, None))
+            self.patch(other_action)
+        illegal.append(self.emit(O.JUMP, None))  # no action of this group
+        self.patch_all(legal)
+        return illegal
+
+    def _another_option(self, infos: list, first: int, which: int, acc: int, pslot: int) -> list:
+        """With the answer given first legal: the options are that answer and, if there is
+        one, another, looked for among the actions without parameters first (no listing),
+        then through the enumerators (each stops at its first other option). Returns the
+        jumps to where the options are complete."""
+        self.emit(O.LOAD_LOCAL, first)
+        self.emit(O.APPEND, acc)
+        done = []
+        for info in sorted(infos, key=lambda i: bool(i.decl.params)):
+            if info.decl.params:
+                skip = self._action_guard(info, pslot)
+                self.emit(O.LOAD_LOCAL2, (acc, pslot))
+                self.emit(O.LOAD_LOCAL, first)
+                self.emit(O.CALL, (info.enum_fn, 2))
+                self.emit(O.ADD)
+                self.emit(O.STORE_LOCAL, acc)
+                self.emit(O.LOAD_LOCAL, acc)
+                self.emit(O.CALL_BUILTIN, (B.INDEX["len"], 1))
+                self.emit(O.CONST, 2)
+                self.emit(O.GE)
+                done.append(self.emit(O.JUMP_IF_TRUE, None))
+            else:
+                self.emit(O.LOAD_LOCAL, which)
+                skip = [self.emit(O.JUMP_IF_EQ_CONST, (info.index, None))]  # the answer itself
+                skip += self._action_guard(info, pslot)
+                self.emit(O.CONST, info.index)
+                self.emit(O.BUILD_LIST, 1)
+                self.emit(O.APPEND, acc)
+                done.append(self.emit(O.JUMP, None))
+            self.patch_all(skip)
+        done.append(self.emit(O.JUMP, None))  # the answer is the only option
+        return done
 
     def e_Create(self, e: A.Create):
         t = self.expr(e.entry)

@@ -84,6 +84,7 @@ class ActionInfo:
     decl: Any
     body_fn: int = -1
     enum_fn: int = -1
+    check_fn: int = -1      # check NAME(actor, answer) -> bool: is this one option legal
 
 
 @dataclass

@@ -34,9 +34,9 @@ class SeatView:
         # may see; without private zones that is the whole game, so the VM's own call.
         self.call = self._masked_call if world.has_private else vm.call
 
-    def _new_decision(self) -> None:
+    def new_decision(self) -> None:
         """Forget the last decision's masked zones and answers: the game has moved on.
-        (Called by the match; not part of what an agent sees.)"""
+        The match calls it before its seat's agent is asked anything."""
         self._masked = None
         self._memo.clear()
 
