@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from runebook.dsl import ast as A
 from runebook.dsl.diagnostics import Diagnostic, did_you_mean
-from runebook.runtime import builtins as B
 from runebook.runtime import opcodes as O
 from runebook.runtime.program import Action
 
