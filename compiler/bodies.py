@@ -60,6 +60,8 @@ class BodyCompiler:
             if act.params:  # an action without parameters is offered by its act site itself
                 act.enum_fn, n = n, n + 1
                 act.check_fn, n = n, n + 1
+        for group in syms.groups:
+            syms.answer_fns[group], n = n, n + 1
         for hs in syms.handlers.values():
             for h in hs:
                 h.fn_index, n = n, n + 1
@@ -74,6 +76,8 @@ class BodyCompiler:
             if act.params:
                 self.functions[act.enum_fn] = enumerator
                 self.functions[act.check_fn] = self._action_check(act)
+        for group, names in syms.groups.items():
+            self.functions[syms.answer_fns[group]] = self._answer(group, names)
         for event, hs in syms.handlers.items():
             for h in hs:
                 self.functions[h.fn_index] = self._handler(event, h)
@@ -203,8 +207,15 @@ class BodyCompiler:
         """An option just made: listed (no answer given first), or, looking for another option
         than the answer, returned alone unless it is the answer met for the first time
         (a domain listing a value twice offers the option twice: two options)."""
+        # Both ways on go to the next turn of the innermost loop as its filters do (the
+        # translator makes such jumps plain `continue`s).
+        on = []
         fc.emit(O.LOAD_LOCAL, first)
-        listing = fc.emit(O.JUMP_IF_FALSE, None)
+        looking = fc.emit(O.JUMP_IF_TRUE, None)
+        fc.emit(O.LOAD_LOCAL, option)
+        fc.emit(O.APPEND, acc)
+        on.append(fc.emit(O.JUMP, None))
+        fc.patch(looking)
         fc.emit(O.LOAD_LOCAL, found)
         other = [fc.emit(O.JUMP_IF_TRUE, None)]
         fc.emit(O.LOAD_LOCAL2, (option, first))
@@ -212,16 +223,29 @@ class BodyCompiler:
         other.append(fc.emit(O.JUMP_IF_FALSE, None))
         fc.emit(O.CONST, True)
         fc.emit(O.STORE_LOCAL, found)
-        skip = fc.emit(O.JUMP, None)  # forward: spends nothing
+        on.append(fc.emit(O.JUMP, None))
         fc.patch_all(other)
         fc.emit(O.LOAD_LOCAL, option)
         fc.emit(O.APPEND, acc)  # empty until now: nothing is listed while looking
         fc.emit(O.LOAD_LOCAL, acc)
         fc.emit(O.RETURN)
-        fc.patch(listing)
-        fc.emit(O.LOAD_LOCAL, option)
-        fc.emit(O.APPEND, acc)
-        fc.patch(skip)
+        if fc.loops:
+            fc.loops[-1].continues.extend(on)
+        else:  # no parameters, no loop (an enumerator nobody calls, made for its checks)
+            fc.patch_all(on)
+
+    def _answer(self, group: str, names: list):
+        """answer GROUP(actor, answer) -> list: what an act site of the group needs of an answer
+        given before listing (ASK_FIRST): [] when there is none or it is not legal, else
+        the answer and one other option if there is one (FunctionCompiler.answer_body)."""
+        first = self.syms.actions[names[0]]
+        fc = FunctionCompiler(self.syms, self.types, [], f"answer {group}", first.decl.span.file, lift=self._lift,
+                              actor=True, pure=True)
+        fc.at(first.decl.span)
+        fc.declare("actor", PLAYER)
+        fc.hidden("answer given first")
+        fc.answer_body([self.syms.actions[name] for name in names])
+        return fc.finish(2)
 
     def _action_check(self, act):
         """check NAME(actor, answer) -> bool: whether one option of the action, (action index,

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Optional
 
 from .fastvm import make_vm
-from .visibility import SeatView, is_private
+from .visibility import SeatView, is_private, new_decision
 from .scripting import DEFAULT_BUDGET
 from .world import World
 
@@ -95,7 +95,7 @@ class Match:
             seat = decision.player.seat
             view = views[seat]
             if not (asked_first[seat] and decision.kind == "action"):
-                view.new_decision()
+                new_decision(view)
             index = agents[seat].choose(decision, view)
             self.decisions += 1
             if self.record:
@@ -123,7 +123,7 @@ class Match:
             if ask is None:
                 return None
             view = views[player.seat]
-            view.new_decision()
+            new_decision(view)
             return ask(player, group, view)
         return answer_first
 

@@ -243,3 +243,27 @@ def test_an_agent_playing_match_after_match_answers_each_for_itself(prog, engine
     quiet = Match(prog, [agent], 1, options, 1, engine=engine).run()
     recorded = Match(prog, [agent], 1, options, 1, record=True, engine=engine).run()
     assert (quiet.scores, quiet.decisions) == (recorded.scores, recorded.decisions) == ([7 - 2], 9)
+
+
+def many_actions(n: int) -> str:
+    """A group of n actions; the policy answers a different one each round, counting down."""
+    actions = "".join(f"action a{i}(k: int from [{i}, {i + 1}]) in turn\n  require k == {i}\n{{\n  actor.total += k\n}}\n"
+                      for i in range(n))
+    answers = "".join(f"    if round == {r} {{ return a{n - 1 - 7 * r}({n - 1 - 7 * r}) }}\n" for r in range(1, 6))
+    return (f"var round: int = 0\nvar total: int per player = 0\n{actions}"
+            "proc play() {\n  while round < 5 {\n    round += 1\n    act turn for players[0]\n  }\n}\n"
+            "fn score(p: player) -> int {\n  return p.total\n}\n"
+            f"policy pick {{\n  decide action turn {{\n{answers}    return none\n  }}\n}}\n")
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_an_answer_is_found_among_many_actions(tmp_path, engine):
+    # 120 actions in one group: the answer's action is found by halving (the generated Python
+    # stays a few levels deep), each answer checked alone
+    big = compiled(write_pack(tmp_path / "many", {"game.rune": many_actions(120)}))
+    expected = sum(119 - 7 * r for r in range(1, 6))
+    scores, decisions, left_recorded = play(big, "pick", engine, record=True)
+    assert (scores, decisions) == ([expected], 5)
+    quiet = play(big, "pick", engine, record=False)
+    assert quiet[:2] == ([expected], 5) and quiet[2] > left_recorded
+    assert quiet == play(big, "pick", "fast" if engine == "interp" else "interp", record=False)
