@@ -3,13 +3,14 @@
 Function indices are handed out before any body is compiled, so scripts may
 call each other in any order. Action enumerators are synthesised here: one
 nested loop per parameter over its domain, each 'require' tested at the
-shallowest loop where all the names it uses are bound.
+shallowest loop where all the names it uses are bound; and beside each, a
+check of one given option (each argument in its domain, each 'require'), which
+an act site answered before listing uses instead of listing up to the answer.
 """
 from __future__ import annotations
 
 from runebook.dsl import ast as A
 from runebook.dsl.diagnostics import Diagnostic, did_you_mean
-from runebook.runtime import builtins as B
 from runebook.runtime import opcodes as O
 from runebook.runtime.program import Action
 
@@ -58,6 +59,9 @@ class BodyCompiler:
             act.body_fn, n = n, n + 1
             if act.params:  # an action without parameters is offered by its act site itself
                 act.enum_fn, n = n, n + 1
+                act.check_fn, n = n, n + 1
+        for group in syms.groups:
+            syms.answer_fns[group], n = n, n + 1
         for hs in syms.handlers.values():
             for h in hs:
                 h.fn_index, n = n, n + 1
@@ -71,6 +75,9 @@ class BodyCompiler:
             enumerator = self._action_options(act)  # also where the requirements are checked
             if act.params:
                 self.functions[act.enum_fn] = enumerator
+                self.functions[act.check_fn] = self._action_check(act)
+        for group, names in syms.groups.items():
+            self.functions[syms.answer_fns[group]] = self._answer(group, names)
         for event, hs in syms.handlers.items():
             for h in hs:
                 self.functions[h.fn_index] = self._handler(event, h)
@@ -118,10 +125,22 @@ class BodyCompiler:
         fc.block(d.body, new_scope=False)
         return fc.finish(1 + len(act.params))
 
+    @staticmethod
+    def _requires_by_level(d) -> dict:
+        """{k: the requirements to test once parameters 0..k are bound} (-1: none needed)."""
+        param_names = [p.name for p in d.params]
+        by_level: dict = {}
+        for req in d.requires:
+            used = names_in(req)
+            level = max([param_names.index(p) for p in param_names if p in used], default=-1)
+            by_level.setdefault(level, []).append(req)
+        return by_level
+
     def _action_options(self, act):
-        """options NAME(actor, first) -> list of (action index, *arguments). `first` is the
-        answer the act site was given before listing (none: list everything); the list
-        ends early once it holds that answer and another option (ASK_FIRST)."""
+        """options NAME(actor, first) -> list of (action index, *arguments). `first` is an
+        answer the act site was given before listing and found legal (none: list
+        everything); given one, the script looks only for another option: it returns the
+        first option other than that answer (the answer itself skipped once), or nothing."""
         d = act.decl
         fc = self._new(f"options {act.name}", d.span, actor=True, pure=True)
         fc.declare("actor", PLAYER)
@@ -133,11 +152,7 @@ class BodyCompiler:
         fc.emit(O.STORE_LOCAL, acc)
         param_names = [p.name for p in d.params]
         # Each requirement is tested as soon as every parameter it names is bound.
-        by_level: dict = {}
-        for req in d.requires:
-            used = names_in(req)
-            level = max([param_names.index(p) for p in param_names if p in used], default=-1)
-            by_level.setdefault(level, []).append(req)
+        by_level = self._requires_by_level(d)
         exits = []
         for req in by_level.get(-1, []):
             fc.at(req.span)
@@ -158,9 +173,7 @@ class BodyCompiler:
                     fc.emit(O.LOAD_LOCAL, fc.lookup_local(p)[0])
                 fc.emit(O.BUILD_LIST, 1 + len(param_names))
                 fc.emit(O.STORE_LOCAL, option)
-                fc.emit(O.LOAD_LOCAL, option)
-                fc.emit(O.APPEND, acc)
-                self._stop_at_answer(fc, first, found, option, acc)
+                self._keep_option(fc, first, found, option, acc)
                 return
             p = d.params[k]
             fc.at(p.span)
@@ -190,27 +203,86 @@ class BodyCompiler:
         return fc.finish(2)
 
     @staticmethod
-    def _stop_at_answer(fc, first: int, found: int, option: int, acc: int) -> None:
-        """After an option is listed: return the list when it holds the answer given first
-        and another option (the answer listed earlier, or just now after another)."""
+    def _keep_option(fc, first: int, found: int, option: int, acc: int) -> None:
+        """An option just made: listed (no answer given first), or, looking for another option
+        than the answer, returned alone unless it is the answer met for the first time
+        (a domain listing a value twice offers the option twice: two options)."""
+        # Both ways on go to the next turn of the innermost loop as its filters do (the
+        # translator makes such jumps plain `continue`s).
+        on = []
         fc.emit(O.LOAD_LOCAL, first)
-        on = [fc.emit(O.JUMP_IF_FALSE, None)]  # none: list everything
+        looking = fc.emit(O.JUMP_IF_TRUE, None)
+        fc.emit(O.LOAD_LOCAL, option)
+        fc.emit(O.APPEND, acc)
+        on.append(fc.emit(O.JUMP, None))
+        fc.patch(looking)
         fc.emit(O.LOAD_LOCAL, found)
-        done = [fc.emit(O.JUMP_IF_TRUE, None)]
+        other = [fc.emit(O.JUMP_IF_TRUE, None)]
         fc.emit(O.LOAD_LOCAL2, (option, first))
         fc.emit(O.EQ)
-        on.append(fc.emit(O.JUMP_IF_FALSE, None))
+        other.append(fc.emit(O.JUMP_IF_FALSE, None))
         fc.emit(O.CONST, True)
         fc.emit(O.STORE_LOCAL, found)
-        fc.emit(O.LOAD_LOCAL, acc)
-        fc.emit(O.CALL_BUILTIN, (B.INDEX["len"], 1))
-        fc.emit(O.CONST, 1)
-        fc.emit(O.GT)
-        on.append(fc.emit(O.JUMP_IF_FALSE, None))
-        fc.patch_all(done)
+        on.append(fc.emit(O.JUMP, None))
+        fc.patch_all(other)
+        fc.emit(O.LOAD_LOCAL, option)
+        fc.emit(O.APPEND, acc)  # empty until now: nothing is listed while looking
         fc.emit(O.LOAD_LOCAL, acc)
         fc.emit(O.RETURN)
-        fc.patch_all(on)
+        if fc.loops:
+            fc.loops[-1].continues.extend(on)
+        else:  # no parameters, no loop (an enumerator nobody calls, made for its checks)
+            fc.patch_all(on)
+
+    def _answer(self, group: str, names: list):
+        """answer GROUP(actor, answer) -> list: what an act site of the group needs of an answer
+        given before listing (ASK_FIRST): [] when there is none or it is not legal, else
+        the answer and one other option if there is one (FunctionCompiler.answer_body)."""
+        first = self.syms.actions[names[0]]
+        fc = FunctionCompiler(self.syms, self.types, [], f"answer {group}", first.decl.span.file, lift=self._lift,
+                              actor=True, pure=True)
+        fc.at(first.decl.span)
+        fc.declare("actor", PLAYER)
+        fc.hidden("answer given first")
+        fc.answer_body([self.syms.actions[name] for name in names])
+        return fc.finish(2)
+
+    def _action_check(self, act):
+        """check NAME(actor, answer) -> bool: whether one option of the action, (action index,
+        *arguments), is legal: each argument in its domain (worked out with the arguments
+        before it, as the enumerator's loops do) and each 'require' true, tested in the
+        enumerator's order. It evaluates only what listing would have evaluated on the way
+        to that option, so it fails only where listing would. The enumerator has reported
+        any mistake in these expressions: its diagnostics are not repeated."""
+        d = act.decl
+        fc = FunctionCompiler(self.syms, self.types, [], f"check {act.name}", d.span.file, lift=self._lift,
+                              actor=True, pure=True)
+        fc.at(d.span)
+        fc.declare("actor", PLAYER)
+        answer = fc.hidden("answer")
+        by_level = self._requires_by_level(d)
+        illegal = []
+        for req in by_level.get(-1, []):
+            fc.at(req.span)
+            illegal.extend(fc.branch_false(req, "a 'require' condition"))
+        for k, p in enumerate(d.params):
+            fc.at(p.span)
+            slot = fc.declare(p.name, act.params[k][1])
+            fc.emit(O.LOAD_LOCAL, answer)
+            fc.emit(O.CONST, k + 1)
+            fc.emit(O.INDEX)
+            fc.emit(O.STORE_LOCAL, slot)
+            illegal.extend(fc.branch_false(A.Binary("in", A.Name(p.name, p.span), p.domain, p.span),
+                                           "the domain of a parameter"))
+            for req in by_level.get(k, []):
+                fc.at(req.span)
+                illegal.extend(fc.branch_false(req, "a 'require' condition"))
+        fc.emit(O.CONST, True)
+        fc.emit(O.RETURN)
+        fc.patch_all(illegal)
+        fc.emit(O.CONST, False)
+        fc.emit(O.RETURN)
+        return fc.finish(2)
 
     def _behaviour(self, b):
         """An entry's code for a behaviour field (or its kind's default). A fn only computes:

@@ -578,25 +578,30 @@ class Expressions:
         self.expect(self.expr(e.player), PLAYER, e.player.span, "who acts")
         self.emit(O.STORE_LOCAL, pslot)
         # An agent that answers without reading the options is asked before they are listed
-        # (none: it is not asked so); then listing stops once it holds that answer and a second
-        # option, which is all the decision needs: whether it is asked (two options or more)
-        # and that the answer is legal.
+        # (none: it is not asked so). A legal answer needs no listing: all the decision needs
+        # besides is whether it is asked (two options or more), which `answer GROUP` finds
+        # out. An illegal one is refused after a full listing, which names every option.
         self.emit(O.LOAD_LOCAL, pslot)
         self.emit(O.ASK_FIRST, e.group)
         self.emit(O.STORE_LOCAL, first)
         self.emit(O.NEW_LIST)
         self.emit(O.STORE_LOCAL, acc)
-        listed = []
-        names = self.syms.groups[e.group]
-        for n, action_name in enumerate(names):
-            info = self.syms.actions[action_name]
+        self.emit(O.LOAD_LOCAL, first)
+        listing = self.emit(O.JUMP_IF_FALSE, None)
+        self.emit(O.LOAD_LOCAL2, (pslot, first))
+        self.emit(O.CALL, (self.syms.answer_fns[e.group], 2))
+        self.emit(O.DUP)
+        self.emit(O.STORE_LOCAL, acc)
+        listed = self.emit(O.JUMP_IF_TRUE, None)
+        self.patch(listing)
+        for info in (self.syms.actions[name] for name in self.syms.groups[e.group]):
             # An action whose parameter-free requirements fail offers nothing: test
             # them here and skip its enumerator call (most actions of one role or card are off).
             skip = self._action_guard(info, pslot)
             if info.decl.params:
                 # Each enumerator returns its options; gather them in declaration order.
                 self.emit(O.LOAD_LOCAL2, (acc, pslot))
-                self.emit(O.LOAD_LOCAL, first)
+                self.emit(O.CONST, None)
                 self.emit(O.CALL, (info.enum_fn, 2))
                 self.emit(O.ADD)
                 self.emit(O.STORE_LOCAL, acc)
@@ -605,10 +610,8 @@ class Expressions:
                 self.emit(O.CONST, info.index)
                 self.emit(O.BUILD_LIST, 1)
                 self.emit(O.APPEND, acc)
-            if n < len(names) - 1:
-                skip += self._listed_enough(first, acc, listed)
             self.patch_all(skip)
-        self.patch_all(listed)
+        self.patch(listed)
         self.emit(O.LOAD_LOCAL, acc)
         self.emit(O.LOAD_LOCAL, pslot)
         self.emit(O.DECIDE_ACTION, e.group)
@@ -619,20 +622,88 @@ class Expressions:
         self.patch(skip)
         return STR
 
-    def _listed_enough(self, first: int, acc: int, listed: list) -> list:
-        """After an action's options: jump to `listed` when the answer given first is among
-        the options and there are two or more. Returns the jumps taken when listing goes on."""
+    def answer_body(self, infos: list) -> None:
+        """The body of `answer GROUP(actor, answer)`, for an answer given first: [] when it is
+        not legal (then the act site lists every option), else the answer and one other
+        option if there is one, which is all the decision needs."""
+        pslot, first = 0, 1
+        which = self.hidden("answer's action")
+        acc = self.hidden("options")
+        self.emit(O.NEW_LIST)
+        self.emit(O.STORE_LOCAL, acc)
+        illegal: list = []
         self.emit(O.LOAD_LOCAL, first)
-        on = [self.emit(O.JUMP_IF_FALSE, None)]  # nobody answered first: list everything
-        self.emit(O.LOAD_LOCAL2, (first, acc))
-        self.emit(O.IN)
-        on.append(self.emit(O.JUMP_IF_FALSE, None))
+        self.emit(O.CONST, 0)
+        self.emit(O.INDEX)
+        self.emit(O.STORE_LOCAL, which)
+        legal: list = []
+        self._dispatch_answer(sorted(infos, key=lambda i: i.index), first, which, pslot, illegal, legal)
+        self.patch_all(legal)
+        done = self._another_option(infos, first, which, acc, pslot)
+        self.patch_all(done + illegal)
         self.emit(O.LOAD_LOCAL, acc)
-        self.emit(O.CALL_BUILTIN, (B.INDEX["len"], 1))
-        self.emit(O.CONST, 2)
-        self.emit(O.GE)
-        listed.append(self.emit(O.JUMP_IF_TRUE, None))
-        return on
+        self.emit(O.RETURN)
+
+    SHORT_CHAIN = 4
+
+    def _dispatch_answer(self, infos: list, first: int, which: int, pslot: int, illegal: list, legal: list):
+        """Find the answer's action among the group's (sorted by index) by halving the range,
+        then along a short chain: a few tests whatever its place in a large group, and
+        generated Python nested only a few levels deep. Checks it there: the action's
+        parameter-free guard and, for one with parameters, its check script."""
+        if len(infos) > self.SHORT_CHAIN:
+            half = len(infos) // 2
+            self.emit(O.LOAD_LOCAL, which)
+            self.emit(O.CONST, infos[half].index)
+            self.emit(O.LT)
+            upper = self.emit(O.JUMP_IF_FALSE, None)
+            self._dispatch_answer(infos[:half], first, which, pslot, illegal, legal)
+            self.patch(upper)
+            self._dispatch_answer(infos[half:], first, which, pslot, illegal, legal)
+            return
+        for info in infos:
+            self.emit(O.LOAD_LOCAL, which)
+            other_action = self.emit(O.JUMP_IF_NE_CONST, (info.index, None))
+            illegal += self._action_guard(info, pslot)
+            if info.decl.params:
+                self.emit(O.LOAD_LOCAL2, (pslot, first))
+                self.emit(O.CALL, (info.check_fn, 2))
+                illegal.append(self.emit(O.JUMP_IF_FALSE, None))
+            legal.append(self.emit(O.JUMP, None))
+            self.patch(other_action)
+        illegal.append(self.emit(O.JUMP, None))  # no action of this group
+
+    def _another_option(self, infos: list, first: int, which: int, acc: int, pslot: int) -> list:
+        """With the answer legal: it and, if there is one, another option, looked for among the
+        actions without parameters first (no listing), then through the enumerators (each
+        stops at its first other option). Returns the jumps to where the list is complete,
+        which falling through the last test reaches too (the answer is the only option)."""
+        self.emit(O.LOAD_LOCAL, first)
+        self.emit(O.APPEND, acc)
+        done = []
+        for info in sorted(infos, key=lambda i: bool(i.decl.params)):
+            if info.decl.params:
+                skip = self._action_guard(info, pslot)
+                self.emit(O.LOAD_LOCAL2, (acc, pslot))
+                self.emit(O.LOAD_LOCAL, first)
+                self.emit(O.CALL, (info.enum_fn, 2))
+                self.emit(O.ADD)
+                self.emit(O.DUP)
+                self.emit(O.STORE_LOCAL, acc)
+                self.emit(O.CALL_BUILTIN, (B.INDEX["len"], 1))
+                self.emit(O.CONST, 2)
+                self.emit(O.GE)
+                done.append(self.emit(O.JUMP_IF_TRUE, None))
+            else:
+                self.emit(O.LOAD_LOCAL, which)
+                skip = [self.emit(O.JUMP_IF_EQ_CONST, (info.index, None))]  # the answer itself
+                skip += self._action_guard(info, pslot)
+                self.emit(O.CONST, info.index)
+                self.emit(O.BUILD_LIST, 1)
+                self.emit(O.APPEND, acc)
+                done.append(self.emit(O.JUMP, None))
+            self.patch_all(skip)
+        return done
 
     def e_Create(self, e: A.Create):
         t = self.expr(e.entry)

@@ -84,6 +84,7 @@ class ActionInfo:
     decl: Any
     body_fn: int = -1
     enum_fn: int = -1
+    check_fn: int = -1      # check NAME(actor, answer) -> bool: is this one option legal
 
 
 @dataclass
@@ -119,6 +120,7 @@ class Symbols:
     interrupts: list = field(default_factory=list)   # InterruptDecls: each becomes a handler
     emitted: set = field(default_factory=set)        # events some script emits
     acted: set = field(default_factory=set)          # action groups some script offers
+    answer_fns: dict = field(default_factory=dict)   # group -> answer GROUP(actor, answer): see bodies.py
 
     def constant_type(self, name: str) -> Type:
         """The type of an entry's or a symbol's name written as a value: the entry's

@@ -98,6 +98,7 @@ class PolicyAgent(Agent):
         self.deciders = self.ratings["decide"]
         self.constants = _constant_ratings(program, policy)
         self.blind = frozenset(self.deciders.get("blind", ()))
+        self._arity = [len(a.params) for a in program.actions]  # what an action option holds
         self._first = None  # (player, group, answer) given by answer_first, for the decision it precedes
         if not self.blind:
             self.answer_first = None  # nothing to answer first: the match need not ask
@@ -105,9 +106,12 @@ class PolicyAgent(Agent):
     def answer_first(self, player, group: str, view):
         """The answer to `act group` decided before its options are listed, when this policy
         decides the group without reading them; None otherwise (and when deciding fails: the
-        decision, if asked, fails the same way then). The answer is kept for the decision
-        that follows, so it is worked out once; it names the player, who belongs to this
-        match's world, so no later match can take it for its own."""
+        decision, if asked, fails the same way then). The act site checks the answer alone
+        (its action, then each argument), so only an action option, of its action's
+        length, is handed over: anything else is refused at the decision, as unlisted.
+        The answer is kept for the decision that follows, so it is worked out once; it
+        names the player, who belongs to this match's world, so no later match can take
+        it for its own."""
         self._first = None
         if group not in self.blind:
             return None
@@ -116,7 +120,10 @@ class PolicyAgent(Agent):
         except ScriptError:
             return None
         self._first = (player, group, answer)
-        return answer
+        if type(answer) is tuple and answer and type(answer[0]) is int \
+                and 0 <= answer[0] < len(self._arity) and len(answer) == 1 + self._arity[answer[0]]:
+            return answer
+        return None
 
     def _legal(self, decision, answer) -> int:
         """The index of a decided answer among the legal options; an answer that is not one

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Optional
 
 from .fastvm import make_vm
-from .visibility import SeatView, is_private
+from .visibility import SeatView, is_private, new_decision
 from .scripting import DEFAULT_BUDGET
 from .world import World
 
@@ -81,14 +81,21 @@ class Match:
         vm.start(program.entry_points["play"])
         agents = self.agents
         views = [SeatView(vm, world, seat) for seat in range(self.n_players)]
+        # Seats whose agent is asked at every act site before the options are listed, which is
+        # a new decision for its view; listing changes nothing, so the view stays valid for the
+        # action decision that follows.
+        asked_first = [False] * self.n_players
         if not self.record:  # a recorded decision shows every option, so all are listed
             vm.answer_first = self._answer_first(views)
+            if vm.answer_first is not None:
+                asked_first = [getattr(agent, "answer_first", None) is not None for agent in agents]
         decision = vm.run()
         while decision is not None:
             self._flush_narration()
             seat = decision.player.seat
             view = views[seat]
-            view._new_decision()
+            if not (asked_first[seat] and decision.kind == "action"):
+                new_decision(view)
             index = agents[seat].choose(decision, view)
             self.decisions += 1
             if self.record:
@@ -116,7 +123,7 @@ class Match:
             if ask is None:
                 return None
             view = views[player.seat]
-            view._new_decision()
+            new_decision(view)
             return ask(player, group, view)
         return answer_first
 

@@ -139,7 +139,7 @@ _TABLE = [
     ("HOLDERS",       "(entry, places)",          0, 1, "Push the (holder, thing) pairs for which an entry is in play: each thing made from it in the given zones (holder: the zone's owner), or each player whose given variable holds it (thing: none)."),
     ("PLACE",         "",                         2, 0, "Pop a tile and a thing or list of things; put them on the tile (off their board when it is none).", "changes"),
     ("DECIDE_SECRET", "tag",                      2, 1, "Pop a list of players and one list of options per player; suspend for each player's choice in turn, none shown to the others; push every answer at once, in the players' order."),
-    ("ASK_FIRST",     "group",                    1, 1, "Pop a player; push the answer the match's agent for that player gives to the group's decision before its options are listed (a policy deciding without reading them, in a match nobody records), or none: the act site then lists only until it holds that answer and a second option."),
+    ("ASK_FIRST",     "group",                    1, 1, "Pop a player; push the answer the match's agent for that player gives to the group's decision before its options are listed (a policy deciding without reading them, in a match nobody records), or none: the act site then checks that answer alone and looks for one other option instead of listing them all."),
 ]
 
 OPS: tuple[OpInfo, ...] = tuple(OpInfo(i, *row) for i, row in enumerate(_TABLE))

@@ -208,6 +208,21 @@ def _binary(template: str):
     return emit
 
 
+def _by_constant(call: str, written_out: str):
+    """A division (or remainder) calls the helper that refuses a zero divisor; by a number
+    written out that is not zero it is the helper's own expression, in place. (Neither
+    result needs a bounds test: dividing by a whole number never grows a number.)"""
+    def emit(w: _BlockWriter, arg) -> None:
+        b = w.pop()
+        a = w.pop()
+        literal = _INT_LITERAL.fullmatch(b) is not None and int(b) != 0
+        w.push((written_out if literal else call).format(a=a, b=b))
+    return emit
+
+
+_INT_LITERAL = re.compile(r"-?\d+")
+
+
 def _unary(template: str):
     def emit(w: _BlockWriter, arg) -> None:
         w.push(template.format(x=w.pop(), arg=arg))
@@ -635,9 +650,9 @@ TRANSLATIONS = {
     "LT": _binary("({a} < {b})"),
     "LE": _binary("({a} <= {b})"),
     "GE": _binary("({a} >= {b})"),
-    "MOD": _binary("_mod({a}, {b})"),
-    "DIV_UP": _binary("_div_up({a}, {b})"),
-    "DIV_DOWN": _binary("_div_down({a}, {b})"),
+    "MOD": _by_constant("_mod({a}, {b})", "(({a}) % {b})"),
+    "DIV_UP": _by_constant("_div_up({a}, {b})", "(-(-({a}) // {b}))"),
+    "DIV_DOWN": _by_constant("_div_down({a}, {b})", "(({a}) // {b})"),
     "NEG": _unary("(-{x})"),
     "NOT": _unary("(not {x})"),
     "STORE_GLOBAL": _mutation("_G[{arg}] = {0}", 1),
@@ -745,6 +760,12 @@ class FunctionSource:
     structured: bool     # False: laid out as a dispatch loop
 
 
+# Python refuses a block nested 100 levels deep (its tokenizer's limit): a structured
+# function nested deeper than this (a long chain of tests, each in the last's `else`) is
+# laid out as a dispatch loop instead, which nests a few levels whatever its size.
+MAX_INDENT = 80
+
+
 def translate_function(fn, index: int, ctx: _Context, force_dispatch: bool = False) -> FunctionSource:
     blocks = _blocks(fn, ctx)
     body, uses_flag, structured = None, False, False
@@ -754,6 +775,8 @@ def translate_function(fn, index: int, ctx: _Context, force_dispatch: bool = Fal
             structured = True
         except Unstructured:
             pass
+        if structured and max((indent for indent, _, _ in body), default=0) > MAX_INDENT:
+            body, uses_flag, structured = None, False, False  # Python would refuse to compile it
     if body is None:
         body = dispatch(blocks)
     generator = index in ctx.generators

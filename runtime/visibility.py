@@ -34,12 +34,6 @@ class SeatView:
         # may see; without private zones that is the whole game, so the VM's own call.
         self.call = self._masked_call if world.has_private else vm.call
 
-    def _new_decision(self) -> None:
-        """Forget the last decision's masked zones and answers: the game has moved on.
-        (Called by the match; not part of what an agent sees.)"""
-        self._masked = None
-        self._memo.clear()
-
     def labels(self, decision) -> list[str]:
         """The labels of a decision's options (the seat's own decision): ids as written,
         how agents and card tests name an option."""
@@ -78,6 +72,14 @@ class SeatView:
             # question, changed nothing; were a change ever to slip past the checker, it would
             # have cleared the view's memo, not this one, which would then be stale.
             game_memo.clear()
+
+
+def new_decision(view: SeatView) -> None:
+    """Make a view forget the last decision's masked zones and answers: the game has moved
+    on. The match calls it before the view's agent is asked anything; a function beside the
+    view, not a method of it, so that an agent holding the view cannot call it."""
+    view._masked = None
+    view._memo.clear()
 
 
 def _masked(zone_or_seats, seat: int, copies: dict):

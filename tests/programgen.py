@@ -793,8 +793,16 @@ class ProgramGen:
             sc = Scope({"actor": "player"}, effects=False, pure_calls=tuple(pure_fns))
             n = self.num(0, 4)
             answer = self.pick([f"grab_n({n})", "pass()"])
-            out += ["  decide action turn {", f"    if {self.e_bool(sc, 1)} and {answer} in options {{ return {answer} }}",
-                    "    return none", "  }"]
+            # Half never read their options: asked first in a quiet match, the answer checked
+            # alone (grab_n's domain and require), refused when illegal. Which half follows a
+            # value already drawn, so the fixed sample of programs stays the one it was.
+            if n % 2 == 0:
+                out += ["  decide action turn {",
+                        f"    if {self.e_bool(sc, 1)} and {answer} in options {{ return {answer} }}",
+                        "    return none", "  }"]
+            else:
+                out += ["  decide action turn {", f"    if {self.e_bool(sc, 1)} {{ return {answer} }}",
+                        "    return pass()", "  }"]
         if self.chance(50):
             out += ["  decide choice pick {", f"    if len(options) > {self.num(0, 2)} {{ return options[len(options) - 1] }}",
                     "    return none", "  }"]
