@@ -128,7 +128,8 @@ def source_legend(program, index: int, fn, generator: bool) -> Iterator[str]:
         yield "# a generator: it suspends at decisions (each 'yield' hands a Decision to the driver)"
     else:
         yield "# a plain function: it never suspends at a decision"
-    for name, file in dict.fromkeys(tuple(origin) for origin in fn.inlined):  # once each
+    # each origin is [name, file, line, col, caller's origin]: a function inlined twice is shown once
+    for name, file in dict.fromkeys((origin[0], origin[1]) for origin in fn.inlined):
         yield f"# compiled in place: {name}  ({file})"
     names = [f"l{i} = {name}" + (" (parameter)" if i < fn.nparams else "")
              for i, name in enumerate(fn.local_names)]

@@ -650,6 +650,14 @@ def test_disasm_source_shows_the_generated_python_with_a_legend():
     assert "# a generator: it suspends at decisions" in result.output and "yield" in result.output
 
 
+def test_disasm_source_names_each_function_compiled_in_place_once():
+    result = run("disasm", "dungeon_roll", "options fight", "--source")
+    assert result.exit_code == 0, result.output
+    in_place = [line for line in result.output.splitlines() if line.startswith("# compiled in place: ")]
+    assert in_place and len(in_place) == len(set(in_place))
+    assert all(line.endswith(".rune)") for line in in_place)
+
+
 @pytest.mark.parametrize("args, message", [
     (["dungeon_roll", "--source"], "--source needs an ID"),
     (["dungeon_roll", "ee", "--source"], "--source shows one: give its whole name"),
