@@ -280,6 +280,9 @@ def test_things_move_on_the_square_board(prog, engine):
     assert "at scout on knight, scout, goblin" in lines
     assert "nearest goblin" in lines
     assert "#Ku.c.#" in lines[lines.index("nearest goblin") + 1]    # the picture: things over the map
+    plain, marked = lines[lines.index("nearest goblin") + 1:lines.index("nearest goblin") + 3]
+    assert "#1u.c.#" in marked and "#...." in marked          # the knight and the goblin by their marks
+    assert marked == plain.replace("K", "1").replace("g", "2") and plain.count("g") == 1
     assert "lifted none on knight, goblin" in lines
 
 
