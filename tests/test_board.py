@@ -315,7 +315,7 @@ def test_every_move_on_a_board_is_in_the_match_log(prog, engine):
 def test_card_tests_place_things_and_ask_about_the_board(engine):
     from runebook.cli.cardtests import run_card_tests
     results, diags = run_card_tests([str(PACK)], engine=engine)
-    assert not diags and len(results) == 5 and all(r.ok for r in results), [r.failures for r in results]
+    assert not diags and len(results) == 6 and all(r.ok for r in results), [r.failures for r in results]
 
 
 def test_a_compiled_pack_keeps_its_boards(prog):
