@@ -637,8 +637,9 @@ def things_on(world, board: Board) -> tuple:
     return tuple(x for here in world.occupants[board.number] for x in here)
 
 
-def picture(world, board: Board) -> str:
-    """The board as text: each tile's glyph, or the glyph of the first thing on it."""
+def picture(world, board: Board, marks: dict | None = None) -> str:
+    """The board as text: each tile's glyph, or the glyph of the first thing on it (its
+    mark when `marks` gives one: the same piece drawn differently by whose it is)."""
     glyphs, entries = board.thing_glyphs, world.entries
     occupants = world.occupants[board.number]
     rows = []
@@ -646,13 +647,23 @@ def picture(world, board: Board) -> str:
         row = []
         for t in board.tiles[y * board.width:(y + 1) * board.width]:
             here = occupants[t.index]
-            if here:
+            if here and marks and here[0] in marks:
+                row.append(marks[here[0]])
+            elif here:
                 entry = here[0].entry
                 row.append(glyphs.get(entry) or glyphs.get(entries[entry]["kind"]) or "?")
             else:
                 row.append(t.glyph)
         rows.append(board.geometry.render_row(y, row))
     return "\n".join(rows)
+
+
+def marked_picture(world, board: Board, things, marks) -> str:
+    """The board as text with each of `things` drawn by the mark at the same place in `marks`."""
+    things, marks = tuple(_items(things)), tuple(marks)
+    if len(things) != len(marks):
+        raise ScriptFault(f"picture_marked: {len(things)} things but {len(marks)} marks; give one mark per thing")
+    return picture(world, board, dict(zip(things, marks)))
 
 
 class Occupancy:

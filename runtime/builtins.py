@@ -393,6 +393,12 @@ BUILTINS: tuple[Builtin, ...] = (
             "The board drawn as text, one line per row: each tile's glyph, or that of the first thing on it.",
             "picture(arena)", lambda w, b: _board.picture(w, _board_named(w, b)),
             text='a picture of {0}'),
+    Builtin("picture_marked", ("board", "coll[T]", "list[str]"), "str",
+            "The board drawn as text like picture, each thing of the list drawn by the mark at the "
+            "same place in the second list (a one-character mark keeps the columns).",
+            "picture_marked(arena, pieces, marks)",
+            lambda w, b, xs, ms: _board.marked_picture(w, _board_named(w, b), xs, ms),
+            text='a picture of {0} with {1} drawn as {2}'),
     Builtin("facings", ("board",), "list[int]",
             "Every facing of a board's geometry, in order: its directions' numbers (0 to 5 on hex, "
             "0 to 7 on square, 0 to 3 on square4).", "facings(arena)",

@@ -280,6 +280,9 @@ def test_things_move_on_the_square_board(prog, engine):
     assert "at scout on knight, scout, goblin" in lines
     assert "nearest goblin" in lines
     assert "#Ku.c.#" in lines[lines.index("nearest goblin") + 1]    # the picture: things over the map
+    plain, marked = lines[lines.index("nearest goblin") + 1:lines.index("nearest goblin") + 3]
+    assert "#1u.c.#" in marked and "#...." in marked          # the knight and the goblin by their marks
+    assert marked == plain.replace("K", "1").replace("g", "2") and plain.count("g") == 1
     assert "lifted none on knight, goblin" in lines
 
 
@@ -312,7 +315,7 @@ def test_every_move_on_a_board_is_in_the_match_log(prog, engine):
 def test_card_tests_place_things_and_ask_about_the_board(engine):
     from runebook.cli.cardtests import run_card_tests
     results, diags = run_card_tests([str(PACK)], engine=engine)
-    assert not diags and len(results) == 5 and all(r.ok for r in results), [r.failures for r in results]
+    assert not diags and len(results) == 6 and all(r.ok for r in results), [r.failures for r in results]
 
 
 def test_a_compiled_pack_keeps_its_boards(prog):
