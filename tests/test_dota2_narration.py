@@ -53,3 +53,10 @@ def test_a_teleport_says_when_it_arrives_not_a_count_of_rounds():
     started = lines[index_of(lines, "starts teleporting to (7,27)")]
     assert "next turn" in started
     assert not any("Teleporting (" in line for line in lines)
+
+
+def test_an_interrupted_teleport_is_said_to_be_lost_after_the_attack():
+    lines = narrated()["an attack on a teleporting hero says the teleport is lost (narrated)"]
+    attacked = index_of(lines, "Ogre Magi attacks Anti-Mage")
+    assert attacked < index_of(lines, "Anti-Mage is interrupted: the teleport is lost.")
+    assert not any("no longer" in line for line in lines)
