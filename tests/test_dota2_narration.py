@@ -48,6 +48,11 @@ def test_a_tile_aimed_ability_says_its_tile_and_a_jump_where_it_lands():
     assert "Faceless Void jumps from (10,21) to (14,21)." in lines
 
 
+def test_a_placing_ability_is_told_once():
+    lines = narrated()["a placing ability is told once, with its tile (narrated)"]
+    assert [line for line in lines if "Healing Ward" in line] == ["Juggernaut uses Healing Ward on (12,21)."]
+
+
 def test_a_teleport_says_when_it_arrives_not_a_count_of_rounds():
     lines = narrated()["a Town Portal Scroll says when the hero arrives (narrated)"]
     started = lines[index_of(lines, "starts teleporting to (7,27)")]
