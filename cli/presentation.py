@@ -38,6 +38,7 @@ class Apart:
     thing (by id) that would read the same as another of the same player."""
     by_player: frozenset = frozenset()
     numbered: dict = field(default_factory=dict)  # a thing's id: its name with its number
+    alike: dict = field(default_factory=dict)     # an option's index: the others that read as it does
 
 
 def load_presentation(root: Optional[Path], program) -> Presentation:
@@ -221,18 +222,18 @@ class Phraser:
         words: dict = {}
         for i in range(len(decision.options)):
             words.setdefault(self._told(decision, i, plain, alone=True), []).append(i)
-        alike = [decision.options[i] for group in words.values() if len(group) > 1 for i in group]
+        alike = {i: tuple(j for j in group if j != i) for group in words.values() if len(group) > 1 for i in group}
         if not alike:
             return plain
         groups: dict = {}
-        for thing in self._things(alike).values():
+        for thing in self._things([decision.options[i] for i in alike]).values():
             owner = self.owner(thing)
             groups.setdefault((self._base_name(thing), owner.seat if owner is not None else None), []).append(thing)
         numbered: dict = {}
         for (base, _), things in groups.items():
             if len(things) > 1:
                 numbered.update(self._numbered(base, sorted(things, key=lambda t: t.id)))
-        return Apart(plain.by_player, numbered)
+        return Apart(plain.by_player, numbered, alike)
 
     def _numbered(self, base: str, things: list) -> dict:
         """Each thing's name with its number: the pack's number_var where it numbers them
@@ -304,22 +305,34 @@ class Phraser:
     def _told(self, decision, index: int, among: Apart, alone: bool = False) -> str:
         """The chosen option after 'Player N'; `alone`: an option of a list, where the
         question is said once above it."""
-        option = decision.options[index]
-        if decision.kind == "action":
-            action = self.program.actions[option[0]]
-            name, template = action.name, self.presentation.phrases.get(action.name)
-            values = dict(zip(action.params, option[1:]))
-        else:
-            name, template = decision.tag, self.presentation.phrases.get(decision.tag)
-            values = {"choice": option}
+        name, template, values = self._parts(decision, index)
         if template is not None:
-            return self.fill(template, values, among)
+            return self.fill(template, values, among) + self._unshown(decision, index, template, among)
         if decision.kind != "action":
-            chosen = self.name(option, among=among)
+            chosen = self.name(values["choice"], among=among)
             return chosen if alone else f"chooses {chosen} ({name.replace('_', ' ')})"
         given = ", ".join(f"{k.replace('_', ' ')}: {self.name(v, among=among)}" for k, v in values.items())
         told = name.replace('_', ' ') + (f" ({given})" if given else "")
         return told if alone else f"chooses: {told}"
+
+    def _parts(self, decision, index: int) -> tuple:
+        """(name, phrase or None, values by parameter) of one option: an action's, or a
+        choice's with its one value as {choice}."""
+        option = decision.options[index]
+        if decision.kind == "action":
+            action = self.program.actions[option[0]]
+            return action.name, self.presentation.phrases.get(action.name), dict(zip(action.params, option[1:]))
+        return decision.tag, self.presentation.phrases.get(decision.tag), {"choice": option}
+
+    def _unshown(self, decision, index: int, template: str, among: Apart) -> str:
+        """What a phrase leaves out that tells this option from another that reads the
+        same, after it: 'moves a figure to the Gate (Pawn 2)'."""
+        name, _, values = self._parts(decision, index)
+        others = [theirs for i in among.alike.get(index, ()) for theirs in [self._parts(decision, i)] if theirs[0] == name]
+        shown = {hole.group(1) for hole in HOLE.finditer(template)}
+        differing = [value for key, value in values.items()
+                     if key not in shown and any(theirs[2].get(key) is not value for theirs in others)]
+        return f" ({', '.join(self.name(v, among=among) for v in differing)})" if differing else ""
 
     def narrated(self, decision, index: int, readable: bool = True) -> bool:
         """Whether the pack's own narration tells this decision (view.yaml `narrated`), so

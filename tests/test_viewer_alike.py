@@ -112,3 +112,23 @@ def test_a_shire_players_two_wolves_read_as_the_narration_names_them(tmp_path):
     assert all(len(set(options)) == len(options) for options in offered)
     assert any({"casts Aimed Shot on Wolf (Player 2)", "casts Aimed Shot on Wolf 2 (Player 2)"} <= set(options)
                for options in offered)
+
+
+def test_what_a_phrase_leaves_out_follows_it_where_options_would_read_alike(tmp_path):
+    pack = hounds(tmp_path, 'owner_var: keeper\nphrases: {send: "sends a hound"}\n')
+    shown = page_decision(tmp_path, pack)
+    assert shown["options"] == ["sends a hound (Hound 1 (Player 1))", "sends a hound (Hound 2 (Player 1))",
+                                "sends a hound (Hound (Player 2))"]
+    assert shown["text"] == f"Player 1 {shown['options'][shown['choice']]}."
+
+
+def test_a_dominaria_players_two_heroes_are_told_apart_where_moves_would_read_alike(tmp_path):
+    """Dominaria's phrase "moves a hero to {to}" leaves out which hero: where two heroes
+    can reach one place, the options add it."""
+    log, out = tmp_path / "m.jsonl", tmp_path / "m.html"
+    assert runner.invoke(app, ["play", "dominaria", "--seed", "2", "--agents", "random", "--log", str(log)]).exit_code == 0
+    assert runner.invoke(app, ["view", str(log), "--out", str(out)]).exit_code == 0
+    offered = [step["decision"]["options"] for step in steps(out) if step["decision"]]
+    assert all(len(set(options)) == len(options) for options in offered)
+    assert any({"moves a hero to Orvada (Hero 1)", "moves a hero to Orvada (Hero 2)"} <= set(options)
+               for options in offered)
