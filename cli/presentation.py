@@ -28,6 +28,17 @@ class Presentation:
     board: Optional[dict] = None
     tiles: dict = field(default_factory=dict)  # how boards of tiles draw their regions and tokens
     player_colours: Optional[dict] = None      # a player's colour by a player variable's value (a side)
+    number_var: Optional[str] = None           # a thing variable numbering a player's same-named things
+
+
+@dataclass(frozen=True)
+class Apart:
+    """What tells apart the things of one decision's options: the names that things of
+    different players share (those get their player's name), and a number for each
+    thing (by id) that would read the same as another of the same player."""
+    by_player: frozenset = frozenset()
+    numbered: dict = field(default_factory=dict)  # a thing's id: its name with its number
+    alike: dict = field(default_factory=dict)     # an option's index: the others that read as it does
 
 
 def load_presentation(root: Optional[Path], program) -> Presentation:
@@ -84,7 +95,7 @@ def _presentation(data: dict) -> Presentation:
     return Presentation(str(data.get("score_unit", "point")), data.get("owner_var"),
                         {str(k): str(v) for k, v in (data.get("phrases") or {}).items()},
                         frozenset(data.get("narrated") or ()), data.get("board"), data.get("tiles") or {},
-                        data.get("player_colours"))
+                        data.get("player_colours"), data.get("number_var"))
 
 
 def unknown_names(data: dict, program, shown: str) -> list:
@@ -103,6 +114,7 @@ def unknown_names(data: dict, program, shown: str) -> list:
                                        locate(data, path, shown), did_you_mean(str(name), known) or None))
 
     check(["owner_var"], data.get("owner_var"), thing_vars, "the thing variable")
+    check(["number_var"], data.get("number_var"), thing_vars, "the thing variable")
     if data.get("player_colours"):
         check(["player_colours", "var"], data["player_colours"]["var"], {v.name for v in program.player_vars},
               "the player variable")
@@ -149,12 +161,15 @@ class Phraser:
         names = [v.name for v in program.thing_vars]
         owner = presentation.owner_var
         self.owner_slot = names.index(owner) if owner in names else None
+        number = presentation.number_var
+        self.number_slot = names.index(number) if number in names else None
 
     # ------------------------------------------------------------ values
-    def name(self, value, tell_apart: bool = True, among: Optional[frozenset] = None) -> str:
+    def name(self, value, tell_apart: bool = True, among: Optional[Apart] = None) -> str:
         """A value in words; a thing followed by its player's name when another player has
-        a thing of that name (in the world, or with `among`, only where that set of names
-        says so: the names that differ by player among a decision's options)."""
+        a thing of that name (in the world, or with `among`, only where a decision's
+        options say so), and numbered where its options hold another of the same name of
+        the same player ("Hound 2")."""
         from runebook.runtime.text import joined
         from runebook.runtime.world import HiddenThing, Thing
         if isinstance(value, HiddenThing):
@@ -162,10 +177,11 @@ class Phraser:
         if isinstance(value, Thing):
             base = self._base_name(value)
             owner = self.owner(value)
-            shared = base in among if among is not None else self._shared_name(value, base)
+            shared = base in among.by_player if among is not None else self._shared_name(value, base)
+            told = among.numbered.get(value.id, base) if among is not None else base
             if tell_apart and owner is not None and shared:
-                return f"{base} (Player {owner.seat + 1})"
-            return base
+                return f"{told} (Player {owner.seat + 1})"
+            return told
         if isinstance(value, str) and value in self.world.entries:
             return self._entry_name(value)
         if isinstance(value, (tuple, list)) and value:
@@ -175,21 +191,66 @@ class Phraser:
     def _base_name(self, thing) -> str:
         return self._entry_name(thing.entry) if thing.face is None else thing.face.replace("_", " ")
 
-    def _names_by_player(self, options: list) -> frozenset:
-        """The names that things of different players go by among a decision's options:
-        only those need their player's name to be told apart."""
+    def _things(self, options) -> dict:
+        """The things among options (or one option), by id."""
         from runebook.runtime.world import Thing
-        owners: dict = {}
+        found: dict = {}
 
         def walk(value):
             if isinstance(value, Thing):
-                owner = self.owner(value)
-                owners.setdefault(self._base_name(value), set()).add(owner.seat if owner is not None else None)
+                found[value.id] = value
             elif isinstance(value, (tuple, list)):
                 for v in value:
                     walk(v)
         walk(options)
+        return found
+
+    def _names_by_player(self, options: list) -> frozenset:
+        """The names that things of different players go by among a decision's options:
+        only those need their player's name to be told apart."""
+        owners: dict = {}
+        for thing in self._things(options).values():
+            owner = self.owner(thing)
+            owners.setdefault(self._base_name(thing), set()).add(owner.seat if owner is not None else None)
         return frozenset(name for name, seen in owners.items() if len(seen) > 1)
+
+    def _apart(self, decision) -> Apart:
+        """How this decision's options are told apart: by player where names are shared
+        across players, then by number where two options would still read the same
+        (only the things of those options are numbered: elsewhere a name says enough)."""
+        plain = Apart(self._names_by_player(decision.options))
+        words: dict = {}
+        for i in range(len(decision.options)):
+            words.setdefault(self._told(decision, i, plain, alone=True), []).append(i)
+        alike = {i: tuple(j for j in group if j != i) for group in words.values() if len(group) > 1 for i in group}
+        if not alike:
+            return plain
+        groups: dict = {}
+        for thing in self._things([decision.options[i] for i in alike]).values():
+            owner = self.owner(thing)
+            groups.setdefault((self._base_name(thing), owner.seat if owner is not None else None), []).append(thing)
+        numbered: dict = {}
+        for (base, _), things in groups.items():
+            if len(things) > 1:
+                numbered.update(self._numbered(base, sorted(things, key=lambda t: t.id)))
+        return Apart(plain.by_player, numbered, alike)
+
+    def _numbered(self, base: str, things: list) -> dict:
+        """Each thing's name with its number: the pack's number_var where it numbers them
+        all apart (the first keeps its bare name, as the pack's narration names it before
+        a second one exists: 'Hound', 'Hound 2'), else all by creation order ('Hound 1',
+        'Hound 2'). A name ending in a figure (a die's face) takes it in words: '3 (the
+        second)'."""
+        from runebook.runtime.text import ordinal
+
+        def told(number: int) -> str:
+            return f"{base} (the {ordinal(number)})" if base[-1:].isdigit() else f"{base} {number}"
+        if self.number_slot is not None:
+            given = [t.vars[self.number_slot] for t in things]
+            if (all(type(n) is int for n in given) and len(set(given)) == len(given)
+                    and sum(n <= 1 for n in given) <= 1):
+                return {t.id: base if n <= 1 else told(n) for t, n in zip(things, given)}
+        return {t.id: told(n) for n, t in enumerate(things, 1)}
 
     def _entry_name(self, entry: str) -> str:
         given = self.world.entries.get(entry, {}).get("name")
@@ -222,8 +283,9 @@ class Phraser:
         """'Player 2 plays the Lantern on Scout (Player 1)': the pack's phrase for the chosen
         option; without one, its names in words ('chooses: swap tiles (target: corner)').
         A thing is told apart by its player's name only where the options hold another
-        player's thing of the same name."""
-        return f"Player {decision.player.seat + 1} {self._told(decision, index, self._names_by_player(decision.options))}"
+        player's thing of the same name, and by a number where two options would read
+        the same ("Hound 2")."""
+        return f"Player {decision.player.seat + 1} {self._told(decision, index, self._apart(decision))}"
 
     def hidden(self, decision) -> Optional[str]:
         """'Player 1 plans (hidden)': a decision the reader may not see, by the phrase of
@@ -237,28 +299,40 @@ class Phraser:
     def options(self, decision) -> list:
         """Every option of a decision in words, as its phrase would tell it chosen: 'plays
         Shield on Knight (Player 2)', or without a phrase its names ('Knight')."""
-        among = self._names_by_player(decision.options)
+        among = self._apart(decision)
         return [self._told(decision, i, among, alone=True) for i in range(len(decision.options))]
 
-    def _told(self, decision, index: int, among: frozenset, alone: bool = False) -> str:
+    def _told(self, decision, index: int, among: Apart, alone: bool = False) -> str:
         """The chosen option after 'Player N'; `alone`: an option of a list, where the
         question is said once above it."""
-        option = decision.options[index]
-        if decision.kind == "action":
-            action = self.program.actions[option[0]]
-            name, template = action.name, self.presentation.phrases.get(action.name)
-            values = dict(zip(action.params, option[1:]))
-        else:
-            name, template = decision.tag, self.presentation.phrases.get(decision.tag)
-            values = {"choice": option}
+        name, template, values = self._parts(decision, index)
         if template is not None:
-            return self.fill(template, values, among)
+            return self.fill(template, values, among) + self._unshown(decision, index, template, among)
         if decision.kind != "action":
-            chosen = self.name(option, among=among)
+            chosen = self.name(values["choice"], among=among)
             return chosen if alone else f"chooses {chosen} ({name.replace('_', ' ')})"
         given = ", ".join(f"{k.replace('_', ' ')}: {self.name(v, among=among)}" for k, v in values.items())
         told = name.replace('_', ' ') + (f" ({given})" if given else "")
         return told if alone else f"chooses: {told}"
+
+    def _parts(self, decision, index: int) -> tuple:
+        """(name, phrase or None, values by parameter) of one option: an action's, or a
+        choice's with its one value as {choice}."""
+        option = decision.options[index]
+        if decision.kind == "action":
+            action = self.program.actions[option[0]]
+            return action.name, self.presentation.phrases.get(action.name), dict(zip(action.params, option[1:]))
+        return decision.tag, self.presentation.phrases.get(decision.tag), {"choice": option}
+
+    def _unshown(self, decision, index: int, template: str, among: Apart) -> str:
+        """What a phrase leaves out that tells this option from another that reads the
+        same, after it: 'moves a figure to the Gate (Pawn 2)'."""
+        name, _, values = self._parts(decision, index)
+        others = [theirs for i in among.alike.get(index, ()) for theirs in [self._parts(decision, i)] if theirs[0] == name]
+        shown = {hole.group(1) for hole in HOLE.finditer(template)}
+        differing = [value for key, value in values.items()
+                     if key not in shown and any(theirs[2].get(key) is not value for theirs in others)]
+        return f" ({', '.join(self.name(v, among=among) for v in differing)})" if differing else ""
 
     def narrated(self, decision, index: int, readable: bool = True) -> bool:
         """Whether the pack's own narration tells this decision (view.yaml `narrated`), so
@@ -270,7 +344,7 @@ class Phraser:
         chosen = [decision.options[index]] if readable else decision.options
         return all(self.program.actions[option[0]].name in self.presentation.narrated for option in chosen)
 
-    def fill(self, template: str, values: dict, among: Optional[frozenset] = None) -> str:
+    def fill(self, template: str, values: dict, among: Optional[Apart] = None) -> str:
         from runebook.runtime.text import article, plural_form
 
         def optional(match):

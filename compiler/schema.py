@@ -67,6 +67,7 @@ VIEW_SCHEMA = {
     "properties": {
         "score_unit": {"type": "string", "minLength": 1},
         "owner_var": _NAME,
+        "number_var": _NAME,
         "player_colours": {"type": "object", "additionalProperties": False, "required": ["var", "colours"],
                            "properties": {"var": _NAME, "colours": {"type": "object",
                                                                     "additionalProperties": {"type": "string"}}}},

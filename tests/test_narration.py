@@ -14,7 +14,7 @@ import pytest
 from typer.testing import CliRunner
 
 from runebook.cli.main import app
-from runebook.runtime.text import article, counted, joined, plural_form
+from runebook.runtime.text import article, counted, joined, ordinal, plural_form
 
 from packmaker import write_pack
 
@@ -233,3 +233,8 @@ def test_counts_articles_and_lists():
     assert counted(1, "coin") == "1 coin" and counted(0, "coin") == "0 coins" and counted(2, "coin") == "2 coins"
     assert article("apple") == "an apple" and article("coin") == "a coin" and article("London") == "London"
     assert joined(["a", "b", "c"]) == "a, b and c" and joined(["a"]) == "a" and joined([]) == ""
+
+
+def test_ordinals():
+    assert [ordinal(n) for n in (1, 2, 3, 10, 11, 12, 13, 21, 22, 23, 111)] == [
+        "first", "second", "third", "tenth", "11th", "12th", "13th", "21st", "22nd", "23rd", "111th"]
