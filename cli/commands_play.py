@@ -156,13 +156,18 @@ def reveal_text(event: dict) -> str:
 def show_result(out: Out, result, seed: int, log: Optional[Path], unit: str = "point") -> None:
     from runebook.runtime.text import counted, joined
     out.line()
+    contest = len(result.scores) > 1
+    draw = contest and len(result.winners) == len(result.scores)  # every player ties: nobody is ahead
     for seat, (score, title) in enumerate(zip(result.scores, result.titles), 1):
-        won = len(result.scores) > 1 and seat - 1 in result.winners
+        won = contest and not draw and seat - 1 in result.winners
         text = f"Player {seat}: {counted(score, unit)}" + (f"  ({title})" if title else "") + ("  *winner*" if won else "")
         out.line(text, "bold" if won else None)
-    if len(result.scores) > 1:
+    if contest:
         names = joined([f"Player {w + 1}" for w in result.winners])
-        out.line(f"Winner: {names}" if len(result.winners) == 1 else f"Shared win: {names}", "bold")
+        if draw:
+            out.line(f"Draw: {names} tie", "bold")
+        else:
+            out.line(f"Winner: {names}" if len(result.winners) == 1 else f"Shared win: {names}", "bold")
     out.line(f"{counted(result.decisions, 'decision')}; seed {seed}" + (f"; log written to {log}" if log else ""), "dim")
 
 

@@ -259,6 +259,13 @@ def test_play_several_players_repeats_the_last_agent(tiny):
     assert data["scores"] == [1, 1] and data["winner"] == [1, 2] and data["decisions"] == 2
 
 
+def test_play_calls_a_match_where_every_player_ties_a_draw(tiny):
+    result = run("play", tiny, "--players", "2", "--agents", "first", "--seed", "1")
+    assert result.exit_code == 0, result.output
+    assert "Draw: Player 1 and Player 2 tie" in result.output
+    assert "*winner*" not in result.output and "Shared win" not in result.output
+
+
 @pytest.mark.parametrize("args, message", [
     (["--agents", "wizard"], "unknown agent 'wizard'"),
     (["--option", "no_such_option=1"], "unknown option 'no_such_option'"),
