@@ -385,7 +385,9 @@ def test_each_pack_steps_to_its_result_in_a_browser(page, tmp_path, pack, player
     assert len(lines) == players
     for seat, (line, score) in enumerate(zip(lines, end["scores"]), 1):
         assert line.startswith(f"Player {seat}: {score} ")
-        assert line.endswith("— winner") == (players > 1 and seat in end["winners"])
+        draw = players > 1 and len(end["winners"]) == players
+        assert line.endswith("— winner") == (players > 1 and not draw and seat in end["winners"])
+        assert line.endswith("— draw") == draw
     assert page.text_content("#decision") == "The match is over."
     assert page.locator("#players th").count() >= players
     if data["layout"]:
