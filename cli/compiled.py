@@ -83,6 +83,9 @@ def _problem(program) -> Optional[str]:
                 return f"function '{fn.name}' has an unknown instruction at pc {pc}"
             if not _operand_fits(O.OPS[op], arg, program, fn):
                 return f"function '{fn.name}': {O.OPS[op].name} at pc {pc} has a bad operand {arg!r:.60}"
+        problem = _source_map_problem(fn)
+        if problem:
+            return f"function '{fn.name}' {problem}"
         verify(fn.name, fn.code)
     # Made once now, as a match makes them (no script runs): a file whose data cannot be is refused here.
     fast_module(program)
@@ -258,6 +261,23 @@ def _fits(kind: str, value, program, fn) -> bool:
     if kind == "table":
         return isinstance(value, dict) and all(_constant(k) and _index(t, len(fn.code)) for k, t in value.items())
     return _constant(value)
+
+
+def _source_map_problem(fn) -> Optional[str]:
+    """What is wrong with where a function's instructions come from (a runtime error names
+    it): a line and column per instruction, and per function compiled in place its name,
+    file, call site and caller, an earlier record or the function itself, so that reading
+    a call chain always ends."""
+    n = len(fn.code)
+    if len(fn.lines) != n or len(fn.cols) != n or not all(type(x) is int for x in (*fn.lines, *fn.cols)):
+        return "has no line and column for each instruction"
+    if fn.origins and (len(fn.origins) != n or not all(_index(o, len(fn.inlined) + 1) for o in fn.origins)):
+        return "names the origin of an instruction that is not there"
+    for k, record in enumerate(fn.inlined):
+        if not (isinstance(record, list) and len(record) == 5 and all(type(x) is str for x in record[:2])
+                and all(type(x) is int for x in record[2:4]) and _index(record[4], k + 1)):
+            return f"has a bad record of code compiled in place ({record!r:.60})"
+    return None
 
 
 def _index(value, bound: int) -> bool:

@@ -327,8 +327,10 @@ class Phraser:
     def _unshown(self, decision, index: int, template: str, among: Apart) -> str:
         """What a phrase leaves out that tells this option from another that reads the
         same, after it: 'moves a figure to the Gate (Pawn 2)'."""
+        if index not in among.alike:
+            return ""
         name, _, values = self._parts(decision, index)
-        others = [theirs for i in among.alike.get(index, ()) for theirs in [self._parts(decision, i)] if theirs[0] == name]
+        others = [theirs for i in among.alike[index] for theirs in [self._parts(decision, i)] if theirs[0] == name]
         shown = {hole.group(1) for hole in HOLE.finditer(template)}
         differing = [value for key, value in values.items()
                      if key not in shown and any(theirs[2].get(key) is not value for theirs in others)]

@@ -15,7 +15,7 @@ from typing import Any
 from .opcodes import CONST, RETURN, TABLE_DIGEST
 
 FORMAT = "runebook-compiled"
-FORMAT_VERSION = 3  # 2: the pack.yaml balance section; 3: boards
+FORMAT_VERSION = 4  # 2: the pack.yaml balance section; 3: boards; 4: call sites of inlined code, columns
 
 
 class ProgramFormatError(Exception):
@@ -70,11 +70,9 @@ class Function:
         origin = self.origins[pc] if 0 <= pc < len(self.origins) else 0
         name, file, line = self.source_at(pc)
         frames = [(name, file, line, self.col_at(pc))]
-        while origin:
-            record = self.inlined[origin - 1]
-            origin = record[4] if len(record) > 4 else 0
+        while origin:  # each record's caller comes before it (compiled files are checked so)
+            _, _, line, col, origin = self.inlined[origin - 1]
             name, file = (self.name, self.file) if origin == 0 else self.inlined[origin - 1][:2]
-            line, col = (record[2], record[3]) if len(record) > 3 else (0, 1)
             frames.append((name, file, line, col))
         return frames[::-1]
 
@@ -240,8 +238,7 @@ class Program:
                 thing_vars=_variables(data["thing_vars"]), dice=data["dice"], entries=data["entries"],
                 kinds={k: tuple(ids) for k, ids in data["kinds"].items()}, behaviours=data["behaviours"],
                 functions=[Function(f["name"], f["nparams"], f["nlocals"], f["code"], f["lines"],
-                                    f["file"], f["local_names"], f["origins"], f["inlined"],
-                                    f.get("cols", []))
+                                    f["file"], f["local_names"], f["origins"], f["inlined"], f["cols"])
                            for f in data["functions"]],
                 entry_points=data["entry_points"],
                 actions=[Action(*row) for row in data["actions"]],

@@ -314,7 +314,16 @@ TAMPERED = {
     "a board that is no map": lambda text, data: _tampered(data, _set(["boards"], {"b": {"tiles": 3}})),
     "an action without a body": lambda text, data: _tampered(data, _set(["actions", 0, 3], -5)),
     "a policy rating nothing": lambda text, data: _tampered(data, _set(["policies", "greedy", "action", "0"], 10 ** 6)),
+    "an origin past the records": lambda text, data: _tampered(data, lambda d: _inlining(d)["origins"].__setitem__(0, 99)),
+    "inlined code its own caller": lambda text, data: _tampered(data, lambda d: _inlining(d)["inlined"][0].__setitem__(4, 1)),
+    "a short inlined record": lambda text, data: _tampered(data, lambda d: _inlining(d)["inlined"].__setitem__(0, ["f"])),
+    "no columns": lambda text, data: _tampered(data, lambda d: _inlining(d).__setitem__("cols", [])),
 }
+
+
+def _inlining(data: dict) -> dict:
+    """The first function of the file with code compiled in place."""
+    return next(f for f in data["functions"] if f["inlined"])
 
 
 @pytest.mark.parametrize("damage", TAMPERED, ids=list(TAMPERED))
