@@ -61,18 +61,25 @@ class ScriptError(Exception):
                           Span(self.file, self.line, self.col, self.line, self.col), self.hint, trace=trace)
 
 
+# The functions bodies.py synthesises for an action or group, by their names' first word.
+_SYNTHESISED = {
+    "options": "options of action",       # its parameters' domains and requirements, listed
+    "check": "requirements of action",    # the same, for one answer given first
+    "answer": "answer given first to act",
+}
+
+
 def frame_label(name: str) -> str:
     """A compiled function's name (bodies.py names them) in content terms: `proc spin`,
-    `fn ratio`, `action swap`, `options of action swap` (its parameters' domains and
-    requirements), `handler on hit of ENTRY`, `handler on hit`, `rate swap (policy)`,
-    `FIELD of ENTRY`, `log line in proc spin`, `card test do`."""
+    `fn ratio`, `action swap`, `options of action swap`, `requirements of action swap`,
+    `answer given first to act turn`, `handler on hit of ENTRY`, `handler on hit`,
+    `rate swap (policy)`, `FIELD of ENTRY`, `log line in proc spin`, `card test do`."""
     if name.startswith("on "):
         return "handler " + name.split("#")[0]
-    if name.startswith("options "):
-        return "options of action " + name[len("options "):]
     if name.startswith("log in "):
         return "log line in " + frame_label(name[len("log in "):])
-    return name
+    first, _, rest = name.partition(" ")
+    return f"{_SYNTHESISED[first]} {rest}" if first in _SYNTHESISED and rest else name
 
 
 class Decision:

@@ -394,6 +394,18 @@ def test_a_fault_shows_the_script_call_chain_in_content_terms():
     assert [t["frame"] for t in trace] == [f[0] for f in frames] and trace[0]["line"] == frames[0][1]
 
 
+@pytest.mark.parametrize("name, label", [
+    ("options swap", "options of action swap"), ("check swap", "requirements of action swap"),
+    ("answer turn", "answer given first to act turn"), ("on hit#3", "handler on hit"),
+    ("log in options swap", "log line in options of action swap"), ("proc play", "proc play"),
+])
+def test_a_synthesised_function_is_named_in_content_terms(name, label):
+    """The functions the compiler makes for actions and groups (an answer given first is
+    checked by `check` and `answer` ones) read as what they do in the content."""
+    from runebook.runtime.scripting import frame_label
+    assert frame_label(name) == label
+
+
 def test_the_chain_shows_a_function_compiled_in_place_as_a_frame_of_its_own():
     """`ratio` is small enough to be compiled into its caller: the chain still shows the
     call and the function, as if it had been called."""
