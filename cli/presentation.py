@@ -163,6 +163,7 @@ class Phraser:
         self.owner_slot = names.index(owner) if owner in names else None
         number = presentation.number_var
         self.number_slot = names.index(number) if number in names else None
+        self._apart_of: tuple = (None, None)  # (decision, its Apart): the page tells one decision twice
 
     # ------------------------------------------------------------ values
     def name(self, value, tell_apart: bool = True, among: Optional[Apart] = None) -> str:
@@ -217,7 +218,14 @@ class Phraser:
     def _apart(self, decision) -> Apart:
         """How this decision's options are told apart: by player where names are shared
         across players, then by number where two options would still read the same
-        (only the things of those options are numbered: elsewhere a name says enough)."""
+        (only the things of those options are numbered: elsewhere a name says enough).
+        Worked out once a decision: its options and the world do not change until it is
+        answered, and the page reads both the chosen option and the whole list."""
+        if self._apart_of[0] is not decision:
+            self._apart_of = (decision, self._work_out_apart(decision))
+        return self._apart_of[1]
+
+    def _work_out_apart(self, decision) -> Apart:
         plain = Apart(self._names_by_player(decision.options))
         words: dict = {}
         for i in range(len(decision.options)):
