@@ -170,7 +170,8 @@ class World(Occupancy):
         thing.entry = entry
         thing.face = face
         thing.zone = zone
-        thing.vars = self.thing_initial[:]  # () stays shared
+        initial = self.thing_initial
+        thing.vars = initial.copy() if initial else initial  # () stays shared
         self.next_id += 1
         items.append(thing)
         return thing
