@@ -113,7 +113,7 @@ def layout_of(program) -> Layout:
 
 class World(Occupancy):
     def __init__(self, program, seed: int, options: dict, n_players: int):
-        layout = program.derived.world_layout or layout_of(program)
+        layout = layout_of(program)
         self.program = program
         # an int seed seeds the C generator as Random(seed) does, without its Python layers
         self.rng = rng = _random.Random(seed) if type(seed) is int else random.Random(seed)
