@@ -112,6 +112,7 @@ class Derived:
     constant_ratings: dict = field(default_factory=dict)  # policy -> {rating fn: its constant value}
     names: dict | None = None          # what the disassembler calls functions, zones, variables by index
     boards: dict | None = None         # name -> runtime.board.Board, built from Program.boards on first use
+    world_layout: Any = None           # runtime.world.Layout: what every world starts from, built on first use
 
 
 @dataclass(slots=True)

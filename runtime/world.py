@@ -8,12 +8,16 @@ told 'top'. Nothing here iterates a set or depends on hash order.
 """
 from __future__ import annotations
 
+import _random
 import random
 from collections import deque
 
 from .board import Occupancy
 from .builtins import ScriptFault
 from .scripting import MAX_LENGTH, TooLarge, sized
+
+
+_new = object.__new__
 
 
 def owner_of(thing):
@@ -34,14 +38,8 @@ class Player:
 
 
 class Thing:
+    """Made by World.create only (which sets every slot)."""
     __slots__ = ("id", "entry", "face", "zone", "vars")
-
-    def __init__(self, id_: int, entry: str, face, zone, initial: list):
-        self.id = id_
-        self.entry = entry
-        self.face = face
-        self.zone = zone
-        self.vars = list(initial)
 
     def __repr__(self):
         return f"{self.face or self.entry}#{self.id}"
@@ -88,25 +86,51 @@ class Event:
         self.cancelled = False
 
 
+class Layout:
+    """What every world of a program starts from, worked out once per program (kept in
+    `program.derived.world_layout`) so that a game only copies it."""
+    __slots__ = ("zones", "player_initial", "globals_initial", "thing_initial", "first_face", "has_private")
+
+    def __init__(self, program):
+        self.zones = tuple((z.name, z.per_player, z.private) for z in program.zones)
+        self.player_initial = [v.initial for v in program.player_vars]
+        self.globals_initial = [v.initial for v in program.globals]
+        # with no thing variables nothing can write to a thing's list: every thing shares one
+        self.thing_initial = [v.initial for v in program.thing_vars] if program.thing_vars else ()
+        # entry -> the face a thing made from it starts on (none: not a die); what `create` reads
+        self.first_face = {entry: None for entry in program.entries}
+        self.first_face.update((die, faces[0] if faces else None) for die, faces in program.dice.items())
+        self.has_private = any(z.private for z in program.zones)
+
+
+def layout_of(program) -> Layout:
+    derived = program.derived
+    layout = derived.world_layout
+    if layout is None:
+        layout = derived.world_layout = Layout(program)
+    return layout
+
+
 class World(Occupancy):
     def __init__(self, program, seed: int, options: dict, n_players: int):
+        layout = layout_of(program)
         self.program = program
-        self.rng = random.Random(seed)
-        self._bits = self.rng.getrandbits
+        # an int seed seeds the C generator as Random(seed) does, without its Python layers
+        self.rng = rng = _random.Random(seed) if type(seed) is int else random.Random(seed)
+        self._bits = rng.getrandbits
         self.options = options
-        self.players = [Player(i, [v.initial for v in program.player_vars]) for i in range(n_players)]
-        self.players_tuple = tuple(self.players)
-        self.globals = [v.initial for v in program.globals]
-        self.thing_initial = [v.initial for v in program.thing_vars]
+        initial = layout.player_initial
+        self.players = players = [Player(i, initial) for i in range(n_players)]
+        self.players_tuple = tuple(players)
+        self.globals = layout.globals_initial.copy()
+        self.thing_initial = layout.thing_initial
+        self._first_face = layout.first_face
         self.dice = program.dice
         self.entries = program.entries
-        self.zones: list = []  # zone index -> Zone (shared) or list of Zone per seat
-        for z in program.zones:
-            if z.per_player:
-                self.zones.append([Zone(z.name, p, z.private) for p in self.players])
-            else:
-                self.zones.append(Zone(z.name, None, z.private))
-        self.has_private = any(z.private for z in program.zones)
+        # zone index -> Zone (shared) or list of Zone per seat
+        self.zones = [[Zone(name, p, private) for p in players] if per_player else Zone(name, None, private)
+                      for name, per_player, private in layout.zones]
+        self.has_private = layout.has_private
         self.hidden_copies: dict = {}  # private zone -> what others see of it (runtime/visibility.py)
         self.next_id = 1
         self.forced_rolls: deque = deque()
@@ -133,14 +157,23 @@ class World(Occupancy):
         return tuple(found)
 
     def create(self, entry: str, zone: Zone) -> Thing:
-        if entry not in self.entries:
-            raise ScriptFault(f"cannot create '{entry}': no such entry")
-        if len(zone.items) >= MAX_LENGTH:  # `create` in a loop: memory, not steps, would run out
+        try:
+            face = self._first_face[entry]
+        except KeyError:
+            raise ScriptFault(f"cannot create '{entry}': no such entry") from None
+        items = zone.items
+        if len(items) >= MAX_LENGTH:  # `create` in a loop: memory, not steps, would run out
             raise TooLarge(f"a zone grew larger than {MAX_LENGTH:,} things")
-        faces = self.dice.get(entry)
-        thing = Thing(self.next_id, entry, faces[0] if faces else None, zone, self.thing_initial)
+        # made without calling Thing: a class with __init__ is called through a slow path
+        thing = _new(Thing)
+        thing.id = self.next_id
+        thing.entry = entry
+        thing.face = face
+        thing.zone = zone
+        initial = self.thing_initial
+        thing.vars = initial.copy() if initial else initial  # () stays shared
         self.next_id += 1
-        zone.items.append(thing)
+        items.append(thing)
         return thing
 
     def move(self, what, zone: Zone, place: str) -> None:
