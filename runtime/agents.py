@@ -130,9 +130,15 @@ class PolicyAgent(Agent):
     def _legal(self, decision, answer) -> int:
         """The index of a decided answer among the legal options; an answer that is not one
         of them is the policy's mistake, named with the options it could have given."""
-        for i, option in enumerate(decision.options):
-            if option == answer and type(option) is type(answer):
-                return i
+        options = decision.options
+        try:
+            i = options.index(answer)  # a search in C, then one of the same type (1 is not true)
+        except ValueError:
+            i = -1
+        if i >= 0 and type(options[i]) is not type(answer):
+            i = next((j for j, option in enumerate(options) if option == answer and type(option) is type(answer)), -1)
+        if i >= 0:
+            return i
         raise AgentError(f"{self.name} answered the '{decision.tag}' decision with {answer!r}, "
                          f"which is not one of its {len(decision.options)} legal options")
 
