@@ -159,7 +159,7 @@ class PolicyAgent(Agent):
                 return self._legal(decision, answer)
         best, best_score = 0, None
         if decision.kind == "action":
-            table, constants = self.ratings["action"], self.constants
+            table, constants, call, actor = self.ratings["action"], self.constants, view.call, (player,)
             for i, option in enumerate(decision.options):
                 fn = table.get(option[0])
                 if fn is None:
@@ -167,15 +167,16 @@ class PolicyAgent(Agent):
                 elif fn in constants:
                     score = constants[fn]
                 else:
-                    score = view.call(fn, (player, *option[1:]))
+                    score = call(fn, actor + option[1:])
                 if best_score is None or score > best_score:
                     best, best_score = i, score
         else:
             fn = self.ratings["choice"].get(decision.tag)
             if fn is None or fn in self.constants:
                 return 0  # unrated, or every option rated the same: the first
+            call = view.call
             for i, option in enumerate(decision.options):
-                score = view.call(fn, (player, option))
+                score = call(fn, (player, option))
                 if best_score is None or score > best_score:
                     best, best_score = i, score
         return best
