@@ -71,13 +71,14 @@ class SeatView:
             for zone, copy in self._hidden:
                 _resize(copy, len(zone.items))
             self._current = True
-        saved = list(world.zones)
-        world.zones[:] = self._masked  # in place: both engines hold this list
+        zones = world.zones
+        saved = zones[:]
+        zones[:] = self._masked  # in place: both engines hold this list
         game_memo, vm.memo = vm.memo, self._memo  # both engines read vm.memo when they run
         try:
             return vm.call(fn_index, args)
         finally:
-            world.zones[:] = saved
+            zones[:] = saved
             vm.memo = game_memo
             # Emptied all the same: the masked run wrote only to the view's memo and, being a
             # question, changed nothing; were a change ever to slip past the checker, it would
