@@ -97,10 +97,11 @@ class PolicyAgent(Agent):
         self.ratings = program.policies[policy]
         self.deciders = self.ratings["decide"]
         self.constants = _constant_ratings(program, policy)
-        self.blind = frozenset(self.deciders.get("blind", ()))
-        self._arity = [len(a.params) for a in program.actions]  # what an action option holds
+        # {group: its decider} for the groups decided without reading the options
+        self._blind = {group: self.deciders["action"][group] for group in self.deciders.get("blind", ())}
+        self._sizes = _option_sizes(program)
         self._first = None  # (player, group, answer) given by answer_first, for the decision it precedes
-        if not self.blind:
+        if not self._blind:
             self.answer_first = None  # nothing to answer first: the match need not ask
 
     def answer_first(self, player, group: str, view):
@@ -113,33 +114,44 @@ class PolicyAgent(Agent):
         names the player, who belongs to this match's world, so no later match can take
         it for its own."""
         self._first = None
-        if group not in self.blind:
+        decider = self._blind.get(group)
+        if decider is None:
             return None
         try:
-            answer = view.call(self.deciders["action"][group], (player, ()))
+            answer = view.call(decider, (player, ()))
         except ScriptError:
             return None
         self._first = (player, group, answer)
         if type(answer) is tuple and answer and type(answer[0]) is int \
-                and 0 <= answer[0] < len(self._arity) and len(answer) == 1 + self._arity[answer[0]]:
+                and 0 <= answer[0] < len(self._sizes) and len(answer) == self._sizes[answer[0]]:
             return answer
         return None
 
     def _legal(self, decision, answer) -> int:
         """The index of a decided answer among the legal options; an answer that is not one
         of them is the policy's mistake, named with the options it could have given."""
-        for i, option in enumerate(decision.options):
-            if option == answer and type(option) is type(answer):
-                return i
+        options = decision.options
+        try:
+            i = options.index(answer)  # a search in C, then one of the same type (1 is not true)
+        except ValueError:
+            i = -1
+        if i >= 0 and type(options[i]) is not type(answer):
+            i = next((j for j, option in enumerate(options) if option == answer and type(option) is type(answer)), -1)
+        if i >= 0:
+            return i
         raise AgentError(f"{self.name} answered the '{decision.tag}' decision with {answer!r}, "
                          f"which is not one of its {len(decision.options)} legal options")
 
     def choose(self, decision, view) -> int:
         player = decision.player
-        first, self._first = self._first, None
-        if first is not None and first[0] is player and first[1] == decision.tag and decision.kind == "action" \
-                and first[2] is not None:
-            return self._legal(decision, first[2])
+        first = self._first
+        if first is not None:
+            self._first = None
+            answer = first[2]
+            if first[0] is player and answer is not None and first[1] == decision.tag and decision.kind == "action":
+                # An act site that found the answer legal lists it first, the very value given,
+                # with one other option: no search (an illegal one is not listed at all)
+                return 0 if decision.options[0] is answer else self._legal(decision, answer)
         decider = self.deciders[decision.kind].get(decision.tag)
         if decider is not None:
             answer = view.call(decider, (player, tuple(decision.options)))
@@ -147,7 +159,7 @@ class PolicyAgent(Agent):
                 return self._legal(decision, answer)
         best, best_score = 0, None
         if decision.kind == "action":
-            table, constants = self.ratings["action"], self.constants
+            table, constants, call, actor = self.ratings["action"], self.constants, view.call, (player,)
             for i, option in enumerate(decision.options):
                 fn = table.get(option[0])
                 if fn is None:
@@ -155,15 +167,16 @@ class PolicyAgent(Agent):
                 elif fn in constants:
                     score = constants[fn]
                 else:
-                    score = view.call(fn, (player, *option[1:]))
+                    score = call(fn, actor + option[1:])
                 if best_score is None or score > best_score:
                     best, best_score = i, score
         else:
             fn = self.ratings["choice"].get(decision.tag)
             if fn is None or fn in self.constants:
                 return 0  # unrated, or every option rated the same: the first
+            call = view.call
             for i, option in enumerate(decision.options):
-                score = view.call(fn, (player, option))
+                score = call(fn, (player, option))
                 if best_score is None or score > best_score:
                     best, best_score = i, score
         return best
@@ -182,6 +195,15 @@ def _constant_ratings(program, policy: str) -> dict:
                 constants[fn] = value
         program.derived.constant_ratings[policy] = constants
     return constants
+
+
+def _option_sizes(program) -> tuple:
+    """How many items an option of each action holds (the action's number, then its
+    arguments): an answer given first of another length is never handed over."""
+    sizes = program.derived.option_sizes
+    if sizes is None:
+        sizes = program.derived.option_sizes = tuple(1 + len(a.params) for a in program.actions)
+    return sizes
 
 
 def make_agent(spec: str, program, seed, seat: int, extra: dict | None = None) -> Agent:

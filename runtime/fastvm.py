@@ -233,11 +233,14 @@ class FastVM:
         self._entry = None
 
     def _bind(self) -> dict:
+        """Point the module's globals at this VM's match. Callers test `g["_M"] is not
+        self.memo` first and bind only then: a memo dict is only ever one VM's (its own, an
+        aside's, or one of its seats' views'), so the globals hold this VM's world exactly
+        when they hold its current memo."""
         g = self._globals
-        if g["_V"] is not self or g["_M"] is not self.memo:
-            world = self.world
-            g.update(_V=self, _W=world, _M=self.memo, _Z=world.zones, _G=world.globals, _O=world.options,
-                     _P=world.players_tuple, _E=world.entries)
+        world = self.world
+        g.update(_V=self, _W=world, _M=self.memo, _Z=world.zones, _G=world.globals, _O=world.options,
+                 _P=world.players_tuple, _E=world.entries)
         return g
 
     # ---------------------------------------------------------------- driving
@@ -248,33 +251,40 @@ class FastVM:
         self.result = None
 
     def run(self) -> Optional[Decision]:
-        return self._advance(None)
+        return self.resume(None)
 
     def resume(self, answer) -> Optional[Decision]:
-        return self._advance(answer)
-
-    def _advance(self, answer) -> Optional[Decision]:
-        g = self._bind()
+        """Run on with the answer to the last decision (none: start) until the next decision
+        (returned) or the end (None); once per decision, so it does the least it can."""
+        g = self._globals
+        if g["_M"] is not self.memo:
+            self._bind()
         g["_steps"] = self.budget
-        fn_index, args = self._entry
         try:
-            if self._gen is None:
-                fn = self.module.function(self.program, fn_index)
-                if fn_index not in self.module.generators:
-                    self._finish(fn(*args))
+            gen = self._gen
+            if gen is None:
+                gen = self._started()
+                if gen is None:
                     return None
-                self._gen = fn(*args)
-                decision = self._gen.send(None)
-            else:
-                decision = self._gen.send(answer)
-            return decision
+                answer = None
+            return gen.send(answer)
         except StopIteration as stop:
             self._finish(stop.value)
             return None
         except Exception as err:  # noqa: BLE001 - re-raised as the interpreter would, or unchanged
-            raise self._script_error(err, fn_index) from None
+            raise self._script_error(err, self._entry[0]) from None
         finally:
             self.budget = g["_steps"]
+
+    def _started(self):
+        """The entry's generator, or None once an entry that cannot ask anything has run."""
+        fn_index, args = self._entry
+        fn = self.module.function(self.program, fn_index)
+        if fn_index not in self.module.generators:
+            self._finish(fn(*args))
+            return None
+        self._gen = fn(*args)
+        return self._gen
 
     def _finish(self, value) -> None:
         self.result = value
@@ -288,7 +298,7 @@ class FastVM:
         with, so nothing needs restoring here (policies call it often).
         """
         g = self._globals
-        if g["_V"] is not self or g["_M"] is not self.memo:
+        if g["_M"] is not self.memo:
             self._bind()
         g["_steps"] = CALL_BUDGET
         module = self.module
@@ -318,7 +328,8 @@ class FastVM:
         try:
             return answer_first(player, group)
         finally:
-            self._bind()
+            if g["_M"] is not self.memo:
+                self._bind()
             g["_steps"] = steps
 
     def aside(self, fn_index: int, args=()):

@@ -77,39 +77,47 @@ class Match:
 
     def run(self) -> MatchResult:
         program, vm, world = self.program, self.vm, self.world
-        self._event(start_event(program, self.seed, self.options, self.n_players, self.agents))
+        record = self.record
+        if record:
+            self._event(start_event(program, self.seed, self.options, self.n_players, self.agents))
         vm.start(program.entry_points["play"])
         agents = self.agents
         views = [SeatView(vm, world, seat) for seat in range(self.n_players)]
+        # A view keeps something of a decision (masked zones, answers) only where some zone
+        # is private: without one it calls the VM directly and has nothing to forget.
+        forgets = world.has_private
         # Seats whose agent is asked at every act site before the options are listed, which is
         # a new decision for its view; listing changes nothing, so the view stays valid for the
         # action decision that follows.
         asked_first = [False] * self.n_players
-        if not self.record:  # a recorded decision shows every option, so all are listed
-            vm.answer_first = self._answer_first(views)
+        if not record:  # a recorded decision shows every option, so all are listed
+            vm.answer_first = self._answer_first(views, forgets)
             if vm.answer_first is not None:
                 asked_first = [getattr(agent, "answer_first", None) is not None for agent in agents]
+        narration = world.narration
+        resume = vm.resume
         decision = vm.run()
         while decision is not None:
-            self._flush_narration()
+            if narration:
+                self._flush_narration()
             seat = decision.player.seat
             view = views[seat]
-            if not (asked_first[seat] and decision.kind == "action"):
+            if forgets and not (asked_first[seat] and decision.kind == "action"):
                 new_decision(view)
             index = agents[seat].choose(decision, view)
             self.decisions += 1
-            if self.record:
+            if record:
                 labels = decision.labels(world)
                 event = {"type": "decision", "player": seat + 1, "kind": decision.kind,
                          "tag": decision.tag, "options": labels, "choice": index, "label": labels[index]}
                 if decision.secret or (world.has_private and is_private(decision.options)):
                     event["private"] = seat + 1
                 self._event(event)
-            decision = vm.resume(decision.options[index])
+            decision = resume(decision.options[index])
         self._flush_narration()
         return self._finish()
 
-    def _answer_first(self, views: list):
+    def _answer_first(self, views: list, forgets: bool):
         """ASK_FIRST's question to the acting seat's agent (None when no agent can answer
         before the options are listed)."""
         firsts = [getattr(agent, "answer_first", None) for agent in self.agents]
@@ -123,7 +131,8 @@ class Match:
             if ask is None:
                 return None
             view = views[player.seat]
-            new_decision(view)
+            if forgets:
+                new_decision(view)
             return ask(player, group, view)
         return answer_first
 
@@ -136,5 +145,6 @@ class Match:
         winners = [i for i, k in enumerate(keys) if k == best]
         title_fn = program.entry_points.get("title")
         titles = [vm.call(title_fn, (p,)) for p in world.players] if title_fn is not None else [None] * len(scores)
-        self._event({"type": "end", "scores": scores, "winners": [w + 1 for w in winners], "titles": titles})
+        if self.record:
+            self._event({"type": "end", "scores": scores, "winners": [w + 1 for w in winners], "titles": titles})
         return MatchResult(scores, winners, titles, self.decisions, self.events)

@@ -84,14 +84,14 @@ def frame_label(name: str) -> str:
 
 class Decision:
     """A question for one player: pick one of the options."""
-    __slots__ = ("player", "kind", "tag", "options", "secret")
+    __slots__ = ("player", "kind", "tag", "options")
+    secret = False  # one player's part of a secret choice (SecretDecision): private until the reveal
 
-    def __init__(self, player, kind: str, tag: str, options: list, secret: bool = False):
+    def __init__(self, player, kind: str, tag: str, options: list):
         self.player = player     # world.Player
         self.kind = kind         # "choice" or "action"
         self.tag = tag           # choose tag or action group
         self.options = options
-        self.secret = secret     # one player's part of a secret choice: private until the reveal
 
     def labels(self, world) -> list[str]:
         """How agents, card tests and logs name the options. Two actions that read alike
@@ -104,6 +104,13 @@ class Decision:
             labels = [world.option_label(o, ids=True) if seen[label] > 1 else label
                       for o, label in zip(self.options, labels)]
         return labels
+
+
+class SecretDecision(Decision):
+    """One player's part of a secret choice: a decision made once per secret choice, so the
+    many plain ones carry no field for it."""
+    __slots__ = ()
+    secret = True
 
 
 class SecretChoiceFault(ScriptFault):
@@ -129,7 +136,7 @@ def secret_choice(world, players, option_lists, tag: str):
         if len(options) <= 1:  # nothing to decide
             answers.append(options[0] if options else None)
         else:
-            answers.append((yield Decision(p, "choice", tag, list(options), True)))
+            answers.append((yield SecretDecision(p, "choice", tag, list(options))))
     if not world.quiet:
         world.narration.append({"type": "reveal", "tag": tag, "choices": [
             {"player": p.seat + 1, "label": world.value_label(a)} for p, a in zip(players, answers)]})

@@ -19,16 +19,21 @@ from .world import HiddenThing, Thing, Zone
 
 class SeatView:
     """One seat's view, told of each of its decisions: the game does not change while its
-    agent decides, so the masked zones are made once per decision, at the first rating,
-    and what the ratings' read-only functions answered is remembered for the rest of the
-    decision in the view's own memo (the game's memo saw the unmasked zones)."""
-    __slots__ = ("seat", "_vm", "_world", "_masked", "_memo", "call")
+    agent decides, so what it sees of the zones is brought up to date once per decision, at
+    the first rating, and what the ratings' read-only functions answered is remembered for
+    the rest of the decision in the view's own memo (the game's memo saw the unmasked zones)."""
+    __slots__ = ("seat", "_vm", "_world", "_masked", "_hidden", "_current", "_memo", "call")
 
     def __init__(self, vm, world, seat: int):
         self.seat = seat
         self._vm = vm
         self._world = world
+        # The zones as this seat sees them (the world's list with a hidden copy in place of
+        # each private zone it does not own), and those (zone, copy) pairs: made at the
+        # first rating; which zones are hidden never changes, only how much they hold.
         self._masked = None
+        self._hidden: tuple = ()
+        self._current = False  # whether the copies hold as many things as their zones, this decision
         self._memo: dict = {}
         # call(fn_index, args): run a pack function (a rating) seeing only what this seat
         # may see; without private zones that is the whole game, so the VM's own call.
@@ -58,15 +63,22 @@ class SeatView:
 
     def _masked_call(self, fn_index: int, args=()):
         world, vm = self._world, self._vm
-        saved = list(world.zones)
         if self._masked is None:
-            self._masked = [_masked(z, self.seat, world.hidden_copies) for z in saved]
-        world.zones[:] = self._masked  # in place: both engines hold this list
+            hidden: list = []
+            self._masked = [_masked(z, self.seat, world.hidden_copies, hidden) for z in world.zones]
+            self._hidden = tuple(hidden)
+        if not self._current:
+            for zone, copy in self._hidden:
+                _resize(copy, len(zone.items))
+            self._current = True
+        zones = world.zones
+        saved = zones[:]
+        zones[:] = self._masked  # in place: both engines hold this list
         game_memo, vm.memo = vm.memo, self._memo  # both engines read vm.memo when they run
         try:
             return vm.call(fn_index, args)
         finally:
-            world.zones[:] = saved
+            zones[:] = saved
             vm.memo = game_memo
             # Emptied all the same: the masked run wrote only to the view's memo and, being a
             # question, changed nothing; were a change ever to slip past the checker, it would
@@ -75,31 +87,36 @@ class SeatView:
 
 
 def new_decision(view: SeatView) -> None:
-    """Make a view forget the last decision's masked zones and answers: the game has moved
-    on. The match calls it before the view's agent is asked anything; a function beside the
-    view, not a method of it, so that an agent holding the view cannot call it."""
-    view._masked = None
+    """Make a view forget the last decision's answers and what it saw of the zones: the game
+    has moved on. The match calls it before the view's agent is asked anything; a function
+    beside the view, not a method of it, so that an agent holding the view cannot call it."""
+    view._current = False
     view._memo.clear()
 
 
-def _masked(zone_or_seats, seat: int, copies: dict):
+def _masked(zone_or_seats, seat: int, copies: dict, hidden: list):
+    """A zone (or a list of one zone per player) as `seat` sees it; each private zone it
+    does not own is replaced by its hidden copy, added to `hidden` as (zone, copy)."""
     if isinstance(zone_or_seats, list):  # one zone per player
-        return [_masked(z, seat, copies) for z in zone_or_seats]
+        return [_masked(z, seat, copies, hidden) for z in zone_or_seats]
     zone = zone_or_seats
     if not zone.private or (zone.owner is not None and zone.owner.seat == seat):
         return zone
-    # What others see of a private zone depends only on how many things it holds:
-    # the copy is kept and grown or shrunk as the zone changes (a deck: every decision).
-    hidden = copies.get(zone)
-    if hidden is None:
-        hidden = copies[zone] = Zone(zone.name, zone.owner, True)
-    n = len(zone.items)
-    items = hidden.items
+    # What others see of a private zone depends only on how many things it holds: one copy
+    # a zone, kept and grown or shrunk as the zone changes (a deck: every decision).
+    copy = copies.get(zone)
+    if copy is None:
+        copy = copies[zone] = Zone(zone.name, zone.owner, True)
+    hidden.append((zone, copy))
+    return copy
+
+
+def _resize(copy: Zone, n: int) -> None:
+    items = copy.items
     if len(items) > n:
         del items[n:]
     while len(items) < n:
-        items.append(HiddenThing(hidden))
-    return hidden
+        items.append(HiddenThing(copy))
 
 
 def is_private(value) -> bool:

@@ -89,6 +89,33 @@ def test_a_remembered_answer_about_another_hand_is_not_handed_to_a_policy(prog, 
     assert vm.memo == {}                           # nothing seen masked is remembered either
 
 
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_view_counts_another_hand_as_it_is_at_each_decision(prog, engine):
+    """Which zones a seat cannot see is worked out once per view, but what it counts in
+    them is their size at each decision: a card the other player played is gone from the
+    hand the next rating counts."""
+    from runebook.runtime.fastvm import make_vm
+    from runebook.runtime.visibility import SeatView, new_decision
+    from runebook.runtime.world import World
+    world = World(prog, 3, {}, 2)
+    vm = make_vm(engine, prog, world)
+    vm.start(prog.entry_points["play"])
+    rating = prog.policies["counter"]["choice"]["play_card"]  # value * 10 + len(hand of the other)
+    second = world.players[1]
+    view = SeatView(vm, world, second.seat)
+    hands = next(z for z in world.zones if isinstance(z, list) and z[0].name == "hand")
+
+    def first_hand_as_counted() -> int:
+        new_decision(view)  # as the match does before the seat's agent is asked
+        card = hands[second.seat].items[0]  # its own card: readable
+        return view.call(rating, (second, card)) - 10 * world.entries[card.entry]["value"]
+
+    decision = vm.run()
+    assert decision.player is world.players[0] and first_hand_as_counted() == 2
+    decision = vm.resume(decision.options[0])
+    assert decision.player is second and first_hand_as_counted() == 1
+
+
 def test_the_engines_agree_on_hidden_matches(prog):
     for agents in ("policy:fair,policy:counter", "random,first", "policy:counter,random,policy:fair"):
         for seed in range(1, 8):
