@@ -367,8 +367,9 @@ def _call_builtin(w, arg):
     if builtin.name == "len":
         w.push(f"_len({_items_of(w.pop_item())})")
         return
-    if builtin.name == "count_face":
-        _count_face(w)
+    loop = _LOOP_BUILTINS.get(builtin.name)
+    if loop is not None:
+        _loop_builtin(w, builtin, loop)
         return
     args = w.pops(argc)
     inline = _INLINE_BUILTINS.get(builtin.name)
@@ -378,17 +379,38 @@ def _call_builtin(w, arg):
     w.push(f"_b{index}(_W, {', '.join(args)})", EXPR, NOT_ZONE if builtin.returns.startswith("list") else None)
 
 
-def _count_face(w):
-    """count_face(coll, face) written out as builtins._count_face runs it (the same test of
-    what the collection is, the face read before the loop): most decisions count faces
-    several times, and the loop costs less than the call."""
-    face = w.pop()
-    text, _, ref = w.pop_item()
-    items = (f"{text}.items" if ref == ZONE_VALUE else
-             f"(_t if _type(_t := {text}) is _tuple or _type(_t) is _list else _t.items)")
-    slot = w.next_slot()
-    w.result(f"_qi = {items}", f"_qf = {face}", f"{slot} = 0",
-             f"for _q in _qi:\n    if _q.face == _qf: {slot} += 1")
+# Builtins written out as statements where they run, each as runtime/builtins.py runs it
+# (the same reads of each thing, in the same order, so a failure is the same failure):
+# the decisions of a match call them many times on a few things, and a loop in place
+# costs less than the call. `_qi` holds the first argument (a collection's things: a
+# zone's items or the list itself), `_qf` the second; `{out}` is the result's variable.
+_LOOP_BUILTINS = {
+    "count_face": ("{out} = 0",
+                   "for _q in _qi:\n    if _q.face == _qf: {out} += 1"),
+    "one_per_face": ("_qf, _qo = [], []",
+                     "for _q in _qi:\n    if _q.face not in _qf:\n        _qf.append(_q.face)\n        _qo.append(_q)",
+                     "{out} = _tuple(_qo)"),
+    "faces_in": ("_qf = []",
+                 "for _q in _qi:\n    if _q.face not in _qf: _qf.append(_q.face)",
+                 "{out} = _tuple(_qf)"),
+    "with_entry": ("_qo = []",
+                   "for _q in _qi:\n    if _q.entry == _qf: _qo.append(_q)",
+                   "{out} = _tuple(_qo)"),
+    "partners": ("_qo = []",
+                 "for _q in _qi:\n    if _len(_q) > 1 and _q[0] == _qf: _qo.append(_q[1])",
+                 "{out} = _tuple(_qo)"),
+    "take": ("{out} = _tuple(_qi[:_qf]) if _qf > 0 else ()",),
+}
+
+
+def _loop_builtin(w, builtin, lines: tuple) -> None:
+    """A builtin of _LOOP_BUILTINS in place: its arguments evaluated in order, then its lines."""
+    first, *rest = w.stack[-len(builtin.params):]
+    del w.stack[-len(builtin.params):]
+    things = _items_of(first) if builtin.params[0].startswith("coll") else first[0]
+    out = w.next_slot()
+    w.stmt(f"_qi = {things}", *(f"_qf = {text}" for text, _, _ in rest), *(line.format(out=out) for line in lines))
+    w.push(out, SLOT, NOT_ZONE if builtin.returns.startswith("list") else None)
 
 
 _LOCAL_NAME = re.compile(r"l\d+")
