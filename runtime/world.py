@@ -144,6 +144,10 @@ class World(Occupancy):
         return thing
 
     def move(self, what, zone: Zone, place: str) -> None:
+        if type(what) is tuple and len(what) < 2:  # a list of things that held one, or none
+            if not what:
+                return
+            what = what[0]
         if type(what) is Thing:  # one thing, most moves: no tuple made, no loop
             old = what.zone
             if old is not None:
