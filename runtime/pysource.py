@@ -105,6 +105,7 @@ class _BlockWriter:
         self.pc = 0
         self.key = None
         self.foreach = None
+        self.counting = None        # the faces counted by the last pass over some things (_count_faces)
 
     # ---- the symbolic stack
     def push(self, text: str, kind: int = EXPR, ref=None) -> None:
@@ -367,6 +368,9 @@ def _call_builtin(w, arg):
     if builtin.name == "len":
         w.push(f"_len({_items_of(w.pop_item())})")
         return
+    if builtin.name == "count_face" and w.stack[-1][1] == CONST:
+        _count_faces(w)
+        return
     loop = _LOOP_BUILTINS.get(builtin.name)
     if loop is not None:
         _loop_builtin(w, builtin, loop)
@@ -411,6 +415,50 @@ def _loop_builtin(w, builtin, lines: tuple) -> None:
     out = w.next_slot()
     w.stmt(f"_qi = {things}", *(f"_qf = {text}" for text, _, _ in rest), *(line.format(out=out) for line in lines))
     w.push(out, SLOT, NOT_ZONE if builtin.returns.startswith("list") else None)
+
+
+def _count_faces(w) -> None:
+    """count_face of a face written out. Counts of several faces of the same things, one
+    after the other with only their results stored between (`let a = count_face(z, x)`,
+    `let b = count_face(z, y)`), share one pass over the things: nothing between them can
+    change the things or fail, and each reads every thing's face as the first one does,
+    so the first one fails where any of them would. Each count's result is `_c<pc>`."""
+    face = w.pop()
+    things = _items_of(w.pop_item())
+    counter = f"_c{w.pc}"
+    group = w.counting
+    if group is not None and group["things"] == things and not w.stack and _only_stores(w, group, things):
+        group["faces"].setdefault(face, counter)
+        w.stmts[group["at"] - 1] = (f"{' = '.join(dict.fromkeys(group['faces'].values()))} = 0", group["pc"])
+        w.stmts[group["at"]] = (_face_pass(group["faces"]), group["pc"])
+        w.push(group["faces"][face], SLOT)
+        return
+    w.stmt(f"_qi = {things}", f"{counter} = 0", _face_pass({face: counter}))
+    w.counting = {"things": things, "at": len(w.stmts) - 1, "pc": w.pc, "faces": {face: counter}}
+    w.push(counter, SLOT)
+
+
+def _face_pass(faces: dict) -> str:
+    """One loop over the things in `_qi` counting each face in its own counter."""
+    if len(faces) == 1:
+        (face, counter), = faces.items()
+        return f"for _q in _qi:\n    if _q.face == {face}: {counter} += 1"
+    tests = "\n".join(f"    {'if' if i == 0 else 'elif'} _qf == {face}: {counter} += 1"
+                      for i, (face, counter) in enumerate(faces.items()))
+    return f"for _q in _qi:\n    _qf = _q.face\n{tests}"
+
+
+_STORE_OF_COUNT = re.compile(r"(l\d+) = _c\d+")
+
+
+def _only_stores(w, group: dict, things: str) -> bool:
+    """Whether only counts' results went into locals since the group's pass, none of which
+    the things are read through."""
+    for text, _ in w.stmts[group["at"] + 1:]:
+        store = _STORE_OF_COUNT.fullmatch(text)
+        if store is None or re.search(rf"\b{store[1]}\b", things):
+            return False
+    return True
 
 
 _LOCAL_NAME = re.compile(r"l\d+")
