@@ -81,7 +81,8 @@ def _random_int(world, lo, hi):
 
 
 def _take(world, coll, n):
-    return tuple(_items(coll)[:max(0, n)])
+    items = coll if type(coll) is tuple or type(coll) is list else coll.items
+    return tuple(items[:n]) if n > 0 else ()
 
 
 # The builtins below run in every decision of a match: they read `coll.items`

@@ -105,6 +105,7 @@ class _BlockWriter:
         self.pc = 0
         self.key = None
         self.foreach = None
+        self.counting = None        # the faces counted by the last pass over some things (_count_faces)
 
     # ---- the symbolic stack
     def push(self, text: str, kind: int = EXPR, ref=None) -> None:
@@ -367,8 +368,12 @@ def _call_builtin(w, arg):
     if builtin.name == "len":
         w.push(f"_len({_items_of(w.pop_item())})")
         return
-    if builtin.name == "count_face":
-        _count_face(w)
+    if builtin.name == "count_face" and w.stack[-1][1] == CONST:
+        _count_faces(w)
+        return
+    loop = _LOOP_BUILTINS.get(builtin.name)
+    if loop is not None:
+        _loop_builtin(w, builtin, loop)
         return
     args = w.pops(argc)
     inline = _INLINE_BUILTINS.get(builtin.name)
@@ -378,17 +383,82 @@ def _call_builtin(w, arg):
     w.push(f"_b{index}(_W, {', '.join(args)})", EXPR, NOT_ZONE if builtin.returns.startswith("list") else None)
 
 
-def _count_face(w):
-    """count_face(coll, face) written out as builtins._count_face runs it (the same test of
-    what the collection is, the face read before the loop): most decisions count faces
-    several times, and the loop costs less than the call."""
+# Builtins written out as statements where they run, each as runtime/builtins.py runs it
+# (the same reads of each thing, in the same order, so a failure is the same failure):
+# the decisions of a match call them many times on a few things, and a loop in place
+# costs less than the call. `_qi` holds the first argument (a collection's things: a
+# zone's items or the list itself), `_qf` the second; `{out}` is the result's variable.
+_LOOP_BUILTINS = {
+    "count_face": ("{out} = 0",
+                   "for _q in _qi:\n    if _q.face == _qf: {out} += 1"),
+    "one_per_face": ("_qf, _qo = [], []",
+                     "for _q in _qi:\n    if _q.face not in _qf:\n        _qf.append(_q.face)\n        _qo.append(_q)",
+                     "{out} = _tuple(_qo)"),
+    "faces_in": ("_qf = []",
+                 "for _q in _qi:\n    if _q.face not in _qf: _qf.append(_q.face)",
+                 "{out} = _tuple(_qf)"),
+    "with_entry": ("_qo = []",
+                   "for _q in _qi:\n    if _q.entry == _qf: _qo.append(_q)",
+                   "{out} = _tuple(_qo)"),
+    "partners": ("_qo = []",
+                 "for _q in _qi:\n    if _len(_q) > 1 and _q[0] == _qf: _qo.append(_q[1])",
+                 "{out} = _tuple(_qo)"),
+    "take": ("{out} = _tuple(_qi[:_qf]) if _qf > 0 else ()",),
+}
+
+
+def _loop_builtin(w, builtin, lines: tuple) -> None:
+    """A builtin of _LOOP_BUILTINS in place: its arguments evaluated in order, then its lines."""
+    first, *rest = w.stack[-len(builtin.params):]
+    del w.stack[-len(builtin.params):]
+    things = _items_of(first) if builtin.params[0].startswith("coll") else first[0]
+    out = w.next_slot()
+    w.stmt(f"_qi = {things}", *(f"_qf = {text}" for text, _, _ in rest), *(line.format(out=out) for line in lines))
+    w.push(out, SLOT, NOT_ZONE if builtin.returns.startswith("list") else None)
+
+
+def _count_faces(w) -> None:
+    """count_face of a face written out. Counts of several faces of the same things, one
+    after the other with only their results stored between (`let a = count_face(z, x)`,
+    `let b = count_face(z, y)`), share one pass over the things: nothing between them can
+    change the things or fail, and each reads every thing's face as the first one does,
+    so the first one fails where any of them would. Each count's result is `_c<pc>`."""
     face = w.pop()
-    text, _, ref = w.pop_item()
-    items = (f"{text}.items" if ref == ZONE_VALUE else
-             f"(_t if _type(_t := {text}) is _tuple or _type(_t) is _list else _t.items)")
-    slot = w.next_slot()
-    w.result(f"_qi = {items}", f"_qf = {face}", f"{slot} = 0",
-             f"for _q in _qi:\n    if _q.face == _qf: {slot} += 1")
+    things = _items_of(w.pop_item())
+    counter = f"_c{w.pc}"
+    group = w.counting
+    if group is not None and group["things"] == things and not w.stack and _only_stores(w, group, things):
+        group["faces"].setdefault(face, counter)
+        w.stmts[group["at"] - 1] = (f"{' = '.join(dict.fromkeys(group['faces'].values()))} = 0", group["pc"])
+        w.stmts[group["at"]] = (_face_pass(group["faces"]), group["pc"])
+        w.push(group["faces"][face], SLOT)
+        return
+    w.stmt(f"_qi = {things}", f"{counter} = 0", _face_pass({face: counter}))
+    w.counting = {"things": things, "at": len(w.stmts) - 1, "pc": w.pc, "faces": {face: counter}}
+    w.push(counter, SLOT)
+
+
+def _face_pass(faces: dict) -> str:
+    """One loop over the things in `_qi` counting each face in its own counter."""
+    if len(faces) == 1:
+        (face, counter), = faces.items()
+        return f"for _q in _qi:\n    if _q.face == {face}: {counter} += 1"
+    tests = "\n".join(f"    {'if' if i == 0 else 'elif'} _qf == {face}: {counter} += 1"
+                      for i, (face, counter) in enumerate(faces.items()))
+    return f"for _q in _qi:\n    _qf = _q.face\n{tests}"
+
+
+_STORE_OF_COUNT = re.compile(r"(l\d+) = _c\d+")
+
+
+def _only_stores(w, group: dict, things: str) -> bool:
+    """Whether only counts' results went into locals since the group's pass, none of which
+    the things are read through."""
+    for text, _ in w.stmts[group["at"] + 1:]:
+        store = _STORE_OF_COUNT.fullmatch(text)
+        if store is None or re.search(rf"\b{store[1]}\b", things):
+            return False
+    return True
 
 
 _LOCAL_NAME = re.compile(r"l\d+")

@@ -177,6 +177,10 @@ class World(Occupancy):
         return thing
 
     def move(self, what, zone: Zone, place: str) -> None:
+        if type(what) is tuple and len(what) < 2:  # a list of things that held one, or none
+            if not what:
+                return
+            what = what[0]
         if type(what) is Thing:  # one thing, most moves: no tuple made, no loop
             old = what.zone
             if old is not None:
@@ -188,6 +192,8 @@ class World(Occupancy):
                 zone.items.append(what)
             return
         things = what if type(what) is tuple or type(what) is list else (what,)
+        if len(things) > 1 and self._move_front(things, zone, place == "top"):
+            return
         items, top = zone.items, place == "top"
         for t in things:
             if t is None:
@@ -200,6 +206,28 @@ class World(Occupancy):
                 items.insert(0, t)
             else:
                 items.append(t)
+
+    @staticmethod
+    def _move_front(things, zone: Zone, top: bool) -> bool:
+        """Move things that are the first ones of another zone, in its order (a whole zone,
+        or `take` of it: most moves of several things), as one cut and one join. Moving them
+        one at a time would remove each from the front of its zone in turn, so the result is
+        the same. False, with nothing changed, for any other things."""
+        first = things[0]
+        old = first.zone if first is not None else None
+        if old is None or old is zone:
+            return False
+        n, items = len(things), old.items
+        if items[:n] != (things if type(things) is list else list(things)):  # the same things (identity)
+            return False
+        del items[:n]
+        for t in things:
+            t.zone = zone
+        if top:  # each would go on top of the one before
+            zone.items[:0] = things[::-1]
+        else:
+            zone.items.extend(things)
+        return True
 
     def destroy(self, what) -> None:
         things = what if isinstance(what, (tuple, list)) else (what,)
@@ -225,8 +253,9 @@ class World(Occupancy):
 
     def roll(self, what) -> None:
         things = what if type(what) is tuple or type(what) is list else (what,)
+        dice, bits = self.dice, self._bits
         for t in things:
-            faces = self.dice.get(t.entry)
+            faces = dice.get(t.entry)
             if faces is None:
                 raise ScriptFault(f"'{t.entry}' is not a die and cannot be rolled")
             if self.forced_rolls:
@@ -234,8 +263,13 @@ class World(Occupancy):
                 if face not in faces:
                     raise ScriptFault(f"forced roll '{face}' is not a face of '{t.entry}' ({', '.join(faces)})")
                 t.face = face
-            else:
-                t.face = faces[self.below(len(faces))]
+                continue
+            n = len(faces)  # below(n), written out: a roll of several dice is one call
+            k = n.bit_length()
+            r = bits(k)
+            while r >= n:
+                r = bits(k)
+            t.face = faces[r]
 
     def set_face(self, thing: Thing, face: str) -> None:
         faces = self.dice.get(thing.entry)
@@ -246,9 +280,12 @@ class World(Occupancy):
         thing.face = face
 
     def shuffle(self, zone: Zone) -> None:
-        items = zone.items
+        items, bits = zone.items, self._bits
         for i in range(len(items) - 1, 0, -1):  # Fisher-Yates, as Random.shuffle
-            j = self.below(i + 1)
+            k = (i + 1).bit_length()  # below(i + 1), written out
+            j = bits(k)
+            while j > i:
+                j = bits(k)
             items[i], items[j] = items[j], items[i]
 
     def random_from(self, coll):

@@ -149,3 +149,7 @@ def test_the_worlds_draws_are_randoms_own():
     for _ in range(30):
         world.roll(die)
         assert die.face == faces[reference.randrange(len(faces))]
+    dice = tuple(world.create("party_die", zone) for _ in range(6))
+    for _ in range(10):  # several dice in one roll: each draws in turn
+        world.roll(dice)
+        assert [d.face for d in dice] == [faces[reference.randrange(len(faces))] for _ in dice]

@@ -495,16 +495,17 @@ def test_generated_programs_cover_the_language():
 
 
 # ---------------------------------------------------------------- 5. safety of the generated source
-MADE_NAME = re.compile(r"(f|l|_s)\d+")
+MADE_NAME = re.compile(r"(f|l|_s|_c)\d+")
 # Fixed temporaries the translator writes besides the helpers of fastvm._helpers():
 # _t (a value tested once: zone or list), _u (an assignment target), _v (a switched
 # variable), _k/_r (memo key and result), _o/_p (options and player of a decision),
 # _go (the flag of a jump leaving several loops), _b (the block number of a dispatch
 # loop), _dp (a frame's call depth, when recursion is possible), _n (a number just made,
 # bounds-checked), _nt (its type, when a sum may be a number, list or text), _c (the
-# function index a behaviour call found), _qi/_qf/_q (the things, face and thing of a
-# count_face written out).
-TEMPORARIES = {"_t", "_u", "_v", "_k", "_r", "_o", "_p", "_go", "_b", "_dp", "_n", "_nt", "_c", "_qi", "_qf", "_q"}
+# function index a behaviour call found), _qi/_qf/_qo/_q (the things, second argument,
+# result list and thing of a builtin written out as a loop); and made names: f<n>, l<n>,
+# _s<n>, and _c<pc> (the result of a count_face written out).
+TEMPORARIES = {"_t", "_u", "_v", "_k", "_r", "_o", "_p", "_go", "_b", "_dp", "_n", "_nt", "_c", "_qi", "_qf", "_qo", "_q"}
 ALLOWED_NODES = {  # no import, lambda, class, try, with, raise, f-string (JoinedStr), del, comprehension, ...
     "Module", "FunctionDef", "arguments", "arg", "keyword", "Global", "Assign", "AugAssign", "Expr",
     "Return", "If", "While", "For", "Break", "Continue", "Pass", "Name", "Load", "Store", "Constant",
