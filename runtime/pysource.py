@@ -579,13 +579,14 @@ def _switch_var(w, arg):
 # Numbers stay within scripting.INT_BOUND (E0504), checked inline as the interpreter does:
 # a chained comparison with a constant costs little, and only a result out of bounds (or a
 # list or text, for ADD) calls _sized. `_n` holds the result just made; nested uses
-# finish before the outer one assigns it.
-BOUNDED = "(_n if -_B < (_n := {{a}} {op} {{b}}) < _B else _sized(_n))"
+# finish before the outer one assigns it. `_NB` is -_B, made once (negating a number of
+# that size in place would make a new one at every test).
+BOUNDED = "(_n if _NB < (_n := {{a}} {op} {{b}}) < _B else _sized(_n))"
 
 
 # A sum of unknown type: a number in bounds, or a list or text no longer than
 # scripting.MAX_LENGTH, is the answer as it stands; only what _sized would refuse calls it.
-JOINED = ("(_n if ((_nt := _type(_n := {a} + {b})) is _int and -_B < _n < _B)"
+JOINED = ("(_n if ((_nt := _type(_n := {a} + {b})) is _int and _NB < _n < _B)"
           " or (_nt is not _int and _len(_n) <= _L) else _sized(_n))")
 
 
