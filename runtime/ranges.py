@@ -28,7 +28,7 @@ INF = float("inf")
 ANY_NUMBER = (-INF, INF)
 LARGEST = INT_BOUND - 1
 COUNT = (0, 1 << 63)       # a length or a count: a Python sequence holds fewer items
-WIDEN_AFTER = 6            # visits of an instruction before its growing ranges are widened
+WIDEN_AFTER = 6            # changes of a block's state before its growing ranges are widened
 MAX_CALLEES_DEEP = 40      # a chain of calls followed for what they return (Python's stack)
 
 SEQUENCE = "sequence"      # a list or a text (what `+` joins): the one kind of value besides numbers
@@ -44,11 +44,13 @@ _COUNTING_BUILTINS = {"len", "count_face", "count_of"}
 _MAKES_SEQUENCE = {O.NEW_LIST, O.BUILD_LIST, O.TO_LIST, O.FREEZE, O.TEXT}
 
 
+_BUILTIN_NAMES = [b.name for b in BUILTINS]
+
+
 def _constant(value):
     if type(value) is int:
         return (value, value)
     return SEQUENCE if type(value) in (tuple, str) else None
-_BUILTIN_NAMES = [b.name for b in BUILTINS]
 
 
 def _number(v) -> bool:
@@ -159,7 +161,7 @@ class Ranges:
     def __init__(self, program):
         self.program = program
         self._returns: dict = {}   # function index -> range of what it returns (None: unknown)
-        self._verdicts: dict = {}  # function index -> {pc: BARE or NUMBERS}
+        self._verdicts: dict = {}  # function index -> {pc: BARE, NUMBERS or SEQUENCES}
         self._depth = 0            # callees being analysed for a caller's analysis
 
     def verdicts(self, index: int) -> dict:
@@ -200,9 +202,12 @@ def _analyse(fn, returned) -> tuple[dict, object]:
     code = fn.code
     leaders = {0}
     for pc, (op, arg) in enumerate(code):
-        if op in O.JUMP_TARGET or op in (O.SWITCH_VAR, O.RETURN):
+        if op == O.SWITCH_VAR:
+            leaders.update((*arg[2].values(), arg[3], pc + 1))
+        elif op in O.JUMP_TARGET:
+            leaders.update((O.jump_target(op, arg), pc + 1))
+        elif op == O.RETURN:
             leaders.add(pc + 1)
-            leaders.update(t for t, _ in _step(op, arg, pc, {}, [_Item()] * 8, {}, _unknown))
     states: dict = {0: ({}, [])}
     visits: dict = {}
     pending = [0]              # block starts to run, lowest first: most joins are then
@@ -234,8 +239,6 @@ def _analyse(fn, returned) -> tuple[dict, object]:
     for value in returns[1:]:
         returned_range = _join(returned_range, value)
     return {pc: v for pc, v in verdicts.items() if v is not None}, returned_range
-def _unknown(index: int):
-    return None
 
 
 def _merge(states: dict, visits: dict, target: int, state) -> bool:
