@@ -5,8 +5,6 @@ expression's type and appends the code that computes it.
 """
 from __future__ import annotations
 
-import operator
-
 from runebook.dsl import ast as A
 from runebook.dsl.diagnostics import did_you_mean
 from runebook.dsl.span import Span
@@ -20,17 +18,8 @@ from .types import (ACTION, ANY, BOARD, BOOL, INT, NONE, PLAYER, STR, THING, TYP
 THING_ATTRS = {"face": (STR, O.THING_FACE), "entry": (STR, O.THING_ENTRY),
                "owner": (PLAYER, O.THING_OWNER), "zone": (ZONE, O.THING_ZONE)}
 ARITH = {"+": O.ADD, "-": O.SUB, "*": O.MUL, "%": O.MOD}
-FOLD = {"+": operator.add, "-": operator.sub, "*": operator.mul, "%": operator.mod}  # as ADD, SUB, ... compute
 COMPARE = {"==": O.EQ, "!=": O.NE, "<": O.LT, "<=": O.LE, ">": O.GT, ">=": O.GE}
 
-
-def _int_literal(e) -> bool:
-    """A whole number written out, or arithmetic on such numbers (folded when compiled)."""
-    if isinstance(e, A.IntLit):
-        return True
-    if isinstance(e, A.Unary):
-        return e.op == "-" and _int_literal(e.operand)
-    return isinstance(e, A.Binary) and e.op in ARITH and _int_literal(e.left) and _int_literal(e.right)
 
 # What each context forbids: ratings and requirements must be pure questions.
 PURE_FORBIDDEN = (A.Choose, A.ChooseSecretly, A.Act, A.Create, A.Emit, A.RandomFrom)
@@ -410,10 +399,7 @@ class Expressions:
         t = self.expr(e.operand)
         if e.op == "-":
             self.expect(t, INT, e.operand.span, "the operand of '-'")
-            if _int_literal(e.operand) and self.code[-1][0] == O.CONST:
-                self.code[-1] = (O.CONST, -self.code[-1][1])  # -2 is CONST -2
-            else:
-                self.emit(O.NEG)
+            self.emit(O.NEG)  # -2 is CONST -2 once folded (compiler/folding.py)
             return INT
         self.expect(t, BOOL, e.operand.span, "the operand of 'not'")
         self.emit(O.NOT)
@@ -432,8 +418,7 @@ class Expressions:
         lt = self.expr(e.left)
         rt = self.expr(e.right)
         if op in ARITH:
-            if not self._fold(op, e):
-                self.emit(ARITH[op])
+            self.emit(ARITH[op])  # on constants, folded (compiler/folding.py)
             if op == "+" and ANY in (lt, rt):
                 return rt if lt == ANY else lt
             if op == "+" and lt.is_list:
@@ -469,25 +454,6 @@ class Expressions:
         elif rt != ANY:
             self.error("E0310", f"'in' needs a list or a zone on its right, but this is {rt}", e.right.span)
         return BOOL
-
-    def _fold(self, op: str, e: A.Binary) -> bool:
-        """Arithmetic on two whole-number literals is done here: `0 - 100` is CONST -100.
-
-        Only when both sides are literals (or folded literals), so the two CONSTs just
-        emitted are theirs and no jump lands between them. A rating that is a constant
-        then compiles to CONST, RETURN: an agent reads it without running anything.
-        """
-        if not (_int_literal(e.left) and _int_literal(e.right)):
-            return False
-        (op_a, a), (op_b, b) = self.code[-2:]
-        if op_a != O.CONST or op_b != O.CONST or (op == "%" and b == 0):
-            return False  # a side was not folded (x % 0 fails when it runs, as written)
-        value = FOLD[op](a, b)
-        if not -B.INT_BOUND < value < B.INT_BOUND:
-            return False  # out of bounds: fails when it runs (E0504), on both engines alike
-        self.drop_code(len(self.code) - 2)
-        self.emit(O.CONST, value)
-        return True
 
     def e_Divide(self, e: A.Divide):
         self.expect(self.expr(e.left), INT, e.left.span, "the dividend")

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from runebook.runtime import opcodes as O
 
+from .folding import fold_constants
+
 # (first, second) -> how to build the fused instruction from their operands
 _PAIRS = {
     (O.LOAD_LOCAL, O.LOAD_LOCAL): lambda a, b: (O.LOAD_LOCAL2, (a, b)),
@@ -71,6 +73,7 @@ _LOOPS = (O.FOR_ITER, O.FOR_ITER_LOAD)
 
 def optimise(code: list, *columns: list) -> tuple:
     """The optimised code and its per-instruction columns (source lines, origins)."""
+    code, columns = fold_constants(code, columns)
     code, columns = _thread_jumps(code, columns)
     for _ in range(3):  # fused results may fuse again (CONST+EQ, then +JUMP_IF_FALSE)
         new_code, new_columns = _fuse_once(code, columns)

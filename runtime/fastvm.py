@@ -53,7 +53,7 @@ def _helpers(program) -> dict:
         "_secret": secret_choice,
         "_DICE": program.dice,
         "_ACT": (), "_V": None, "_W": None, "_M": None, "_Z": None, "_G": None, "_O": None, "_P": None, "_E": None,
-        "_steps": 0, "_B": INT_BOUND, "_L": MAX_LENGTH, "_sized": sized, "_int": int,
+        "_steps": 0, "_B": INT_BOUND, "_NB": -INT_BOUND, "_L": MAX_LENGTH, "_sized": sized, "_int": int,
     }
     for i, builtin in enumerate(BUILTINS):
         names[f"_b{i}"] = builtin.impl
@@ -159,7 +159,7 @@ def _translator_digest() -> str:
     from pathlib import Path
     from runebook.paths import code_digest
     here = Path(__file__).parent
-    return code_digest(here / "pysource.py", here / "structure.py")
+    return code_digest(here / "pysource.py", here / "structure.py", here / "ranges.py")
 
 
 def _cache_name(program) -> str:

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 
 from . import opcodes as O
 from .builtins import BUILTINS
+from .ranges import BARE, NUMBERS, SEQUENCES, Ranges
 from .scripting import MAX_DEPTH
 from .structure import Arm, Block, Unstructured, dispatch, structure
 
@@ -106,6 +107,7 @@ class _BlockWriter:
         self.key = None
         self.foreach = None
         self.counting = None        # the faces counted by the last pass over some things (_count_faces)
+        self.arithmetic: dict = {}  # pc -> what runtime/ranges.py proved of its ADD, SUB or MUL
 
     # ---- the symbolic stack
     def push(self, text: str, kind: int = EXPR, ref=None) -> None:
@@ -189,6 +191,13 @@ class _Context:
         self.generators = generators
         self.track_depth = track_depth
         self.kinds = program.kinds
+        self._ranges = None
+
+    def arithmetic(self, index: int) -> dict:
+        """What is proved of function `index`'s arithmetic (runtime/ranges.py)."""
+        if self._ranges is None or self._ranges.program is not self.program:
+            self._ranges = Ranges(self.program)  # a card test's copy of the program
+        return self._ranges.verdicts(index)
 
     def classify(self, index: int) -> None:
         """Decide for a function added after analyse() (a card test's step) whether it is a generator."""
@@ -649,24 +658,40 @@ def _switch_var(w, arg):
 # Numbers stay within scripting.INT_BOUND (E0504), checked inline as the interpreter does:
 # a chained comparison with a constant costs little, and only a result out of bounds (or a
 # list or text, for ADD) calls _sized. `_n` holds the result just made; nested uses
-# finish before the outer one assigns it.
-BOUNDED = "(_n if -_B < (_n := {{a}} {op} {{b}}) < _B else _sized(_n))"
+# finish before the outer one assigns it. `_NB` is -_B, made once (negating a number of
+# that size in place would make a new one at every test).
+BOUNDED = "(_n if _NB < (_n := {{a}} {op} {{b}}) < _B else _sized(_n))"
 
 
 # A sum of unknown type: a number in bounds, or a list or text no longer than
 # scripting.MAX_LENGTH, is the answer as it stands; only what _sized would refuse calls it.
-JOINED = ("(_n if ((_nt := _type(_n := {a} + {b})) is _int and -_B < _n < _B)"
+JOINED = ("(_n if ((_nt := _type(_n := {a} + {b})) is _int and _NB < _n < _B)"
           " or (_nt is not _int and _len(_n) <= _L) else _sized(_n))")
+# A sum known to be a list or a text: only its length is tested.
+JOINED_SEQUENCES = "(_n if _len(_n := {a} + {b}) <= _L else _sized(_n))"
 
 
-def _add(w, arg):
-    """ADD adds numbers or joins lists or texts: its type is only known here when one side
-    is a number constant (`n + 1`, the common case), which spares the _type() call."""
-    b_text, b_kind, _ = w.pop_item()
-    a_text, a_kind, _ = w.pop_item()
-    numeric = any(kind == CONST and text.strip("()-").isdigit() for text, kind in ((a_text, a_kind), (b_text, b_kind)))
-    template = BOUNDED.format(op="+") if numeric else JOINED
-    w.push(template.format(a=a_text, b=b_text))
+def _arithmetic(symbol: str):
+    """ADD, SUB, MUL: bare where runtime/ranges.py proved the result stays within the bounds;
+    else bounds-tested; an ADD known to join lists or texts tests the length alone, and
+    one of which nothing is known tests the type too."""
+    bounded = BOUNDED.format(op=symbol)
+
+    def emit(w: _BlockWriter, arg) -> None:
+        b = w.pop()
+        a = w.pop()
+        proved = w.arithmetic.get(w.pc)
+        if proved == BARE:
+            template = f"({{a}} {symbol} {{b}})"
+        elif proved == NUMBERS or symbol != "+":
+            template = bounded
+        elif proved == SEQUENCES:
+            template = JOINED_SEQUENCES
+        else:
+            template = JOINED
+        w.push(template.format(a=a, b=b))
+    return emit
+
 
 TRANSLATIONS = {
     "LOAD_LOCAL": _load_local,
@@ -679,7 +704,7 @@ TRANSLATIONS = {
     "CALL_BUILTIN": _call_builtin,
     "STORE_LOCAL": _store_local,
     "JUMP_IF_VAR_NE": _jump_if_var_ne,
-    "ADD": _add,
+    "ADD": _arithmetic("+"),
     "ITER_START": _iter_start,
     "RETURN": _return,
     "ENTRY_FIELD": _entry_field,
@@ -701,7 +726,7 @@ TRANSLATIONS = {
     "THING_ENTRY": _unary("{x}.entry"),
     "NEW_LIST": lambda w, arg: w.push("[]"),
     "APPEND": lambda w, slot: w.stmt(f"l{slot}.append({w.pop()})"),
-    "SUB": _binary(BOUNDED.format(op="-")),
+    "SUB": _arithmetic("-"),
     "THING_FACE": _unary("{x}.face"),
     "POP": _pop,
     "GT": _binary("({a} > {b})"),
@@ -712,7 +737,7 @@ TRANSLATIONS = {
     "FOR_ITER": _for_iter,
     "MOVE": _mutation("_W.move({0}, {1}, {arg})", 2),
     "EVENT_FIELD": lambda w, field: w.push(_field(w.pop(), field)),
-    "MUL": _binary(BOUNDED.format(op="*")),
+    "MUL": _arithmetic("*"),
     "NEW_EVENT": _new_event,
     "DUP": _dup,
     "INDEX": _index,
@@ -765,7 +790,7 @@ _BY_CODE = [TRANSLATIONS[op.name] for op in O.OPS]
 
 
 # ------------------------------------------------------------------ one function
-def _blocks(fn, ctx: _Context) -> list:
+def _blocks(fn, ctx: _Context, arithmetic: dict) -> list:
     """The function's basic blocks, translated, indexed from 0 (the entry)."""
     code = fn.code
     leaders = {0}
@@ -792,6 +817,7 @@ def _blocks(fn, ctx: _Context) -> list:
             continue
         start, end = bounds[b]
         w = _BlockWriter(ctx, stack_in[b], joins)
+        w.arithmetic = arithmetic
         w.pc = start
         for pc in range(start, end):
             key = fn.source_at(pc)
@@ -837,7 +863,7 @@ MAX_INDENT = 80
 
 
 def translate_function(fn, index: int, ctx: _Context, force_dispatch: bool = False) -> FunctionSource:
-    blocks = _blocks(fn, ctx)
+    blocks = _blocks(fn, ctx, ctx.arithmetic(index) if ctx.program.functions[index] is fn else {})
     body, uses_flag, structured = None, False, False
     if not force_dispatch:
         try:

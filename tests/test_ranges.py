@@ -1,0 +1,100 @@
+"""The interval analysis behind the fast path's unchecked arithmetic (runtime/ranges.py):
+what it proves, what it must leave checked, and that both engines still agree."""
+from __future__ import annotations
+
+import pytest
+
+from runebook.runtime import opcodes as O
+from runebook.runtime.agents import FirstAgent
+from runebook.runtime.match import Match
+from runebook.runtime.options import resolve_options
+from runebook.runtime.pysource import translate
+from runebook.runtime.ranges import BARE, NUMBERS, SEQUENCES, Ranges
+from runebook.runtime.scripting import ScriptError
+
+from packmaker import compiled, write_pack  # tests/packmaker.py
+
+SOURCE = """
+zone table
+fn counted() -> int {
+  let k = 0
+  while k < 3 { k += 1 }
+  return k
+}
+fn spent(z: zone) -> int {
+  let n = count_face(z, "x")
+  while n > 0 { n -= 1 }
+  return n
+}
+fn doubled(x: int) -> int {
+  while x < 1000 { x = x + x }
+  return x
+}
+fn added(a: int, b: int) -> int {
+  return a + b + 1
+}
+fn joined(xs: list[int]) -> list[int] {
+  return xs + [1]
+}
+fn pick(k: int) -> int {
+  if k == 0 { return 0 - 1 }
+  return 2
+}
+fn scaled(k: int) -> int {
+  return 6 * pick(k) + k % 3 * 2
+}
+proc play() {
+  log "{counted()} {spent(table)} {doubled(3)} {added(2, 3)} {joined([4])} {scaled(4)}"
+  let big = 2
+  while true { big = big * big }
+}
+fn score(p: player) -> int { return 0 }
+"""
+
+
+@pytest.fixture(scope="module")
+def prog(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("ranges")
+    write_pack(folder, {"main.rune": SOURCE})
+    return compiled(folder)
+
+
+def proved(prog, name: str) -> list:
+    """(opcode name, verdict or None) of each ADD, SUB and MUL of function `fn name`."""
+    index = next(i for i, fn in enumerate(prog.functions) if fn.name == f"fn {name}")
+    verdicts = Ranges(prog).verdicts(index)
+    return [(O.OPS[op].name, verdicts.get(pc)) for pc, (op, _) in enumerate(prog.functions[index].code)
+            if op in (O.ADD, O.SUB, O.MUL)]
+
+
+@pytest.mark.parametrize("name, expected", [
+    ("counted", [("ADD", BARE)]),                    # k < 3 holds where k += 1 runs
+    ("spent", [("SUB", BARE)]),                      # a count, above 0 where it is lowered
+    ("doubled", [("ADD", NUMBERS)]),                 # grows without a bound: stays checked
+    ("added", [("ADD", None), ("ADD", NUMBERS)]),    # parameters: a sum of what may be lists
+    ("joined", [("ADD", SEQUENCES)]),                # a list added: only its length is tested
+    ("scaled", [("MUL", BARE), ("MUL", BARE), ("ADD", BARE)]),  # pick() gives -1 or 2; k % 3 is 0..2
+])
+def test_what_is_proved(prog, name, expected):
+    assert proved(prog, name) == expected
+
+
+def test_only_proved_arithmetic_is_written_bare(prog):
+    text = translate(prog).text
+    assert "(l0 + 1)" in text                        # counted's k += 1
+    assert "_n := l0 + l0" in text                   # doubled's x + x, bounds-tested
+
+
+def run(prog, engine: str):
+    match = Match(prog, [FirstAgent()], 1, resolve_options(prog, {}), 1, record=True, engine=engine)
+    with pytest.raises(ScriptError) as info:
+        match.run()
+    return match.world.narration, info.value
+
+
+def test_both_engines_agree_on_results_and_on_the_number_that_grows_too_big(prog):
+    said_interp, err_interp = run(prog, "interp")
+    said_fast, err_fast = run(prog, "fast")
+    assert said_interp == said_fast and said_interp == ["3 0 1536 6 4, 1 14"]
+    assert (err_interp.code, err_interp.message, err_interp.line) == (err_fast.code, err_fast.message, err_fast.line)
+    assert err_interp.code == "E0504"
