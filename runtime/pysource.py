@@ -760,6 +760,67 @@ class FunctionSource:
     structured: bool     # False: laid out as a dispatch loop
 
 
+# ------------------------------------------------------------------ locals given a start value
+# The locals each instruction reads and sets, by opcode: (read, set, read after setting).
+# A loop step sets its item and index only when it goes on (not on its jump out).
+_READS = {O.LOAD_LOCAL: lambda a: (a,), O.APPEND: lambda a: (a,), O.LOCAL_FACE: lambda a: (a,),
+          O.CANCEL: lambda a: (a,), O.LOAD_LOCAL2: lambda a: a, O.LOCAL_PLAYER_VAR: lambda a: a[:1],
+          O.JUMP_IF_VAR_NE: lambda a: a[:1], O.SWITCH_VAR: lambda a: a[:1],
+          O.LOCAL_EVENT_FIELD: lambda a: a[:1], O.JUMP_IF_CANCELLED: lambda a: a[:1],
+          O.FOR_ITER: lambda a: a[:2], O.FOR_ITER_LOAD: lambda a: a[:2]}
+_SETS = {O.STORE_LOCAL: lambda a: (a,), O.STORE_LOAD: lambda a: a[:1], O.ITER_START: lambda a: a}
+_STEP_SETS = {O.FOR_ITER: lambda a: a[1:3], O.FOR_ITER_LOAD: lambda a: a[1:3]}
+_READS_AFTER = {O.STORE_LOAD: lambda a: a[1:], O.FOR_ITER_LOAD: lambda a: a[4:]}
+
+
+def _bits(slots) -> int:
+    out = 0
+    for slot in slots:
+        out |= 1 << slot
+    return out
+
+
+def read_before_set(fn) -> list:
+    """The locals (not parameters) some path may read before any instruction sets them.
+
+    The interpreter starts every local at none; Python has no value for a local never
+    assigned. Only these need `= None` at the top of the function: a forward pass over
+    the code keeps, at each instruction, the locals some path to it left unset.
+    """
+    code = fn.code
+    unset_at = [None] * (len(code) + 1)
+    unset_at[0] = _bits(range(fn.nparams, fn.nlocals))
+    needed, work = 0, [0]
+    while work:
+        pc = work.pop()
+        if pc >= len(code):
+            continue
+        op, arg = code[pc]
+        unset = unset_at[pc]
+        reads = _READS.get(op)
+        if reads:
+            needed |= unset & _bits(reads(arg))
+        sets = _SETS.get(op)
+        if sets:
+            unset &= ~_bits(sets(arg))
+        after = _READS_AFTER.get(op)
+        targets = branch_targets(code, pc) if op in _BRANCHES else [pc + 1]
+        for target in targets:
+            out = unset
+            if target == pc + 1 and op in _STEP_SETS:
+                out &= ~_bits(_STEP_SETS[op](arg))
+                if after:
+                    needed |= out & _bits(after(arg))
+            elif after and op not in _STEP_SETS:
+                needed |= out & _bits(after(arg))
+            known = unset_at[target]
+            merged = out if known is None else known | out
+            if merged != known:
+                unset_at[target] = merged
+                work.append(target)
+    return [slot for slot in range(fn.nparams, fn.nlocals) if needed >> slot & 1]
+
+
 # Python refuses a block nested 100 levels deep (its tokenizer's limit): a structured
 # function nested deeper than this (a long chain of tests, each in the last's `else`) is
 # laid out as a dispatch loop instead, which nests a few levels whatever its size.
@@ -782,7 +843,7 @@ def translate_function(fn, index: int, ctx: _Context, force_dispatch: bool = Fal
     generator = index in ctx.generators
     params = [f"l{i}=None" for i in range(fn.nparams)] + (["_dp=1"] if ctx.track_depth else [])
     head = [(f"def f{index}({', '.join(params)}):", -1), ("    global _steps", -1)]
-    others = [f"l{i}" for i in range(fn.nparams, fn.nlocals)]
+    others = [f"l{i}" for i in read_before_set(fn)]
     if others:
         head.append((f"    {' = '.join(others)} = None", -1))
     if uses_flag:
