@@ -56,15 +56,16 @@ CONST, LOCAL, SLOT, STABLE, EXPR = range(5)
 ZONE_VALUE, NOT_ZONE = "zone", "not a zone"
 
 
-def branch_targets(code: list, pc: int) -> list:
-    """Where the instruction at pc may go next (empty for RETURN)."""
+def branch_targets(code: list, pc: int, heads: frozenset = frozenset()) -> list:
+    """Where the instruction at pc may go next (empty for RETURN); `heads`: switch_heads(code)."""
     op, arg = code[pc]
     if op == O.RETURN:
         return []
     if op == O.JUMP:
         return [arg]
     if op == O.SWITCH_VAR:
-        return [pc + 1, switch_as_guard(arg, pc)[1]]
+        miss = switch_as_guard(arg, pc)[1]
+        return [pc + 1, miss] + ([arg[3]] if pc in heads and miss != arg[3] else [])
     if op in O.JUMP_TARGET:
         return [pc + 1, O.jump_target(op, arg)]
     return [pc + 1]
@@ -86,6 +87,17 @@ def switch_as_guard(arg, pc: int) -> tuple:
     return own, min(later) if later else end
 
 
+def switch_heads(code: list) -> frozenset:
+    """The first switch of each chain (its guards share where a miss leaves them). Its table
+    holds every value the chain tests, so a value outside it leaves the chain at once, as
+    the interpreter's lookup does: one test instead of one per guard."""
+    first: dict = {}
+    for pc, (op, arg) in enumerate(code):
+        if op == O.SWITCH_VAR:
+            first.setdefault((arg[0], arg[1], arg[3]), pc)
+    return frozenset(first.values())
+
+
 def _const(value) -> str:
     text = repr(value)
     return f"({text})" if text.startswith("-") else text
@@ -95,10 +107,13 @@ def _const(value) -> str:
 class _BlockWriter:
     """Translates one basic block, keeping the operand stack as Python expressions."""
 
-    def __init__(self, ctx: "_Context", stack: list, joins: set):
+    def __init__(self, ctx: "_Context", stack: list, joins: set, heads: frozenset = frozenset(),
+                 after_miss: frozenset = frozenset()):
         self.ctx = ctx
         self.stack = stack
         self.joins = joins          # instructions where blocks join: the stack arrives in _s0, _s1, ...
+        self.heads = heads          # the first switch of each chain (switch_heads)
+        self.after_miss = after_miss  # switches reached only by another switch's miss
         self.stmts: list = []
         self.arms: list = []
         self.pushed: dict = {}      # target -> values an arm adds to the stack it passes on
@@ -571,9 +586,22 @@ def _for_iter(w, arg, push_slot=None):
 
 
 def _switch_var(w, arg):
-    slot, var = arg[:2]
+    """A switch read back as its guard (switch_as_guard). The value read is kept in `_v`: a
+    switch whose only way in is another's miss (nothing ran since) tests `_v` again."""
+    slot, var, table, end = arg
     own, miss = switch_as_guard(arg, w.pc)
-    w.branch(f"l{slot}.vars[{var}] != {_const(own)}", miss, w.pc + 1)
+    value = "_v" if w.pc in w.after_miss else f"(_v := l{slot}.vars[{var}])"
+    # The miss last: a chain of switches each reached by the last one's miss is written
+    # `if ... elif ...` (runtime/structure.py), not nested one level deeper per guard.
+    hit, rest = Arm(f"{value} == {_const(own)}", w.pc, [], w.pc + 1), Arm(None, w.pc, [], miss)
+    if w.pc not in w.heads or miss == end:
+        w.end_block((w.pc + 1, miss))
+        w.arms = [hit, rest]
+        return
+    values = ", ".join(_const(v) for v in table)
+    w.end_block((end, miss, w.pc + 1))
+    hit.cond = f"_v == {_const(own)}"
+    w.arms = [Arm(f"{value} not in {{{values}}}", w.pc, [], end), hit, rest]
 
 
 # Numbers stay within scripting.INT_BOUND (E0504), checked inline as the interpreter does:
@@ -698,10 +726,11 @@ _BY_CODE = [TRANSLATIONS[op.name] for op in O.OPS]
 def _blocks(fn, ctx: _Context) -> list:
     """The function's basic blocks, translated, indexed from 0 (the entry)."""
     code = fn.code
+    heads = switch_heads(code)
     leaders = {0}
     for pc, (op, _) in enumerate(code):
         if op in _BRANCHES:
-            leaders.update(t for t in branch_targets(code, pc) if t < len(code))
+            leaders.update(t for t in branch_targets(code, pc, heads) if t < len(code))
             if pc + 1 < len(code):
                 leaders.add(pc + 1)
     starts = sorted(leaders)
@@ -710,9 +739,12 @@ def _blocks(fn, ctx: _Context) -> list:
     ways_in: dict = {}
     for start, end in bounds:
         last = end - 1
-        for t in (branch_targets(code, last) if code[last][0] in _BRANCHES else [end]):
+        for t in (branch_targets(code, last, heads) if code[last][0] in _BRANCHES else [end]):
             ways_in[t] = ways_in.get(t, 0) + 1
     joins = {pc for pc, n in ways_in.items() if n > 1}
+    after_miss = frozenset(miss for pc, (op, arg) in enumerate(code) if op == O.SWITCH_VAR
+                           for miss in [switch_as_guard(arg, pc)[1]]
+                           if ways_in.get(miss) == 1 and miss < len(code) and code[miss][0] == O.SWITCH_VAR)
     stack_in: dict = {0: []}
     blocks: dict = {}
     pending = [0]
@@ -721,7 +753,7 @@ def _blocks(fn, ctx: _Context) -> list:
         if b in blocks:
             continue
         start, end = bounds[b]
-        w = _BlockWriter(ctx, stack_in[b], joins)
+        w = _BlockWriter(ctx, stack_in[b], joins, heads, after_miss)
         w.pc = start
         for pc in range(start, end):
             key = fn.source_at(pc)
@@ -788,6 +820,7 @@ def read_before_set(fn) -> list:
     the code keeps, at each instruction, the locals some path to it left unset.
     """
     code = fn.code
+    heads = switch_heads(code)
     unset_at = [None] * (len(code) + 1)
     unset_at[0] = _bits(range(fn.nparams, fn.nlocals))
     needed, work = 0, [0]
@@ -804,7 +837,7 @@ def read_before_set(fn) -> list:
         if sets:
             unset &= ~_bits(sets(arg))
         after = _READS_AFTER.get(op)
-        targets = branch_targets(code, pc) if op in _BRANCHES else [pc + 1]
+        targets = branch_targets(code, pc, heads) if op in _BRANCHES else [pc + 1]
         for target in targets:
             out = unset
             if target == pc + 1 and op in _STEP_SETS:
