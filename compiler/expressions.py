@@ -560,23 +560,13 @@ class Expressions:
         self.emit(O.STORE_LOCAL, acc)
         listed = self.emit(O.JUMP_IF_TRUE, None)
         self.patch(listing)
-        for info in (self.syms.actions[name] for name in self.syms.groups[e.group]):
-            # An action whose parameter-free requirements fail offers nothing: test
-            # them here and skip its enumerator call (most actions of one role or card are off).
-            skip = self._action_guard(info, pslot)
-            if info.decl.params:
-                # Each enumerator returns its options; gather them in declaration order.
-                self.emit(O.LOAD_LOCAL2, (acc, pslot))
-                self.emit(O.CONST, None)
-                self.emit(O.CALL, (info.enum_fn, 2))
-                self.emit(O.ADD)
-                self.emit(O.STORE_LOCAL, acc)
+        infos = [self.syms.actions[name] for name in self.syms.groups[e.group]]
+        for run in self._runs_on_one_var(infos):
+            if len(run) < self.MIN_RUN:
+                for info in run:
+                    self._list_action(info, pslot, acc, self._action_guard(info, pslot))
             else:
-                # Nothing to enumerate, and its requirements were just tested: it is one option.
-                self.emit(O.CONST, info.index)
-                self.emit(O.BUILD_LIST, 1)
-                self.emit(O.APPEND, acc)
-            self.patch_all(skip)
+                self._list_by_value(run, pslot, acc)
         self.patch(listed)
         self.emit(O.LOAD_LOCAL, acc)
         self.emit(O.LOAD_LOCAL, pslot)
@@ -587,6 +577,84 @@ class Expressions:
         self.emit(O.PERFORM)
         self.patch(skip)
         return STR
+
+    def _list_action(self, info, pslot: int, acc: int, skip: list) -> None:
+        """Add an action's options to the list in `acc`; `skip`: the jumps taken when its
+        parameter-free requirements, just tested, fail (most actions of one role or card are
+        off: their enumerators are not called)."""
+        if info.decl.params:
+            # Each enumerator returns its options; gather them in declaration order.
+            self.emit(O.LOAD_LOCAL2, (acc, pslot))
+            self.emit(O.CONST, None)
+            self.emit(O.CALL, (info.enum_fn, 2))
+            self.emit(O.ADD)
+            self.emit(O.STORE_LOCAL, acc)
+        else:
+            # Nothing to enumerate, and its requirements were just tested: it is one option.
+            self.emit(O.CONST, info.index)
+            self.emit(O.BUILD_LIST, 1)
+            self.emit(O.APPEND, acc)
+        self.patch_all(skip)
+
+    MIN_RUN = 3
+
+    @staticmethod
+    def _parameter_free(info) -> list:
+        """An action's requirements that name none of its parameters (its guard), in order."""
+        from .inlining import names_in  # inlining.py imports this module
+        params = {p.name for p in info.decl.params}
+        return [r for r in info.decl.requires if not (names_in(r) & params)]
+
+    def _var_test(self, info):
+        """(slot, value) when the action's first parameter-free requirement is `actor.VAR ==
+        CONSTANT` (an entry's own action starts so: declarations._held_by_actor), else None."""
+        first = next(iter(self._parameter_free(info)), None)
+        if not (isinstance(first, A.Binary) and first.op == "=="):
+            return None
+        var, value = first.left, first.right
+        if not (isinstance(var, A.Field) and isinstance(var.obj, A.Name) and var.obj.name == "actor"
+                and var.name in self.syms.player_vars and isinstance(value, A.Name)
+                and (value.name in self.syms.entries or value.name in self.syms.symbols)
+                and value.name not in self.syms.globals and value.name not in self.syms.options):
+            return None
+        return self.syms.player_vars[var.name][0], value.name
+
+    def _runs_on_one_var(self, infos: list) -> list:
+        """The actions in declaration order, cut into runs: actions in a row whose first test
+        is on one player variable share a run; any other action is a run of its own."""
+        runs: list = []
+        for info in infos:
+            test = self._var_test(info)
+            if runs and test is not None and runs[-1][0] is not None and runs[-1][0][0] == test[0]:
+                runs[-1][1].append(info)
+            else:
+                runs.append((test, [info]))
+        return [run for _, run in runs]
+
+    def _list_by_value(self, run: list, pslot: int, acc: int) -> None:
+        """A run of actions guarded by `actor.VAR == VALUE`, listed by value: one test per value,
+        then that value's actions (their other requirements, their options) in declaration
+        order, then on past the run. Only the actions of the variable's value offer anything,
+        and listing changes nothing, so the options come in the order one test per action
+        gives. The tests become one switch (compiler/peephole.py)."""
+        slot = self._var_test(run[0])[0]
+        by_value: dict = {}
+        for info in run:
+            by_value.setdefault(self._var_test(info)[1], []).append(info)
+        done = []
+        for value, infos in by_value.items():
+            self.emit(O.LOAD_LOCAL, pslot)
+            self.emit(O.PLAYER_VAR, slot)
+            self.emit(O.CONST, value)
+            self.emit(O.EQ)
+            other = self.emit(O.JUMP_IF_FALSE, None)
+            for info in infos:
+                rest = self._parameter_free(info)[1:]
+                skip = [jump for req in rest for jump in self._guard(req, {"actor": (pslot, PLAYER)})]
+                self._list_action(info, pslot, acc, skip)
+            done.append(self.emit(O.JUMP, None))
+            self.patch(other)
+        self.patch_all(done)
 
     def answer_body(self, infos: list) -> None:
         """The body of `answer GROUP(actor, answer)`, for an answer given first: [] when it is
@@ -727,8 +795,19 @@ class Expressions:
             self.emit(O.STORE_LOCAL, cache[("event", field)][0])
         exits = []
         saved, self.field_cache = self.field_cache, cache
+        run = None  # (slot, jump past): handlers in a row held by one fixed player field test it once
         try:
             for i, h in enumerate(handlers):
+                slot = self._fixed_holder_slot(h, params)
+                if run is not None and run[0] != slot:
+                    self.patch(run[1])
+                    run = None
+                if slot is not None and run is None:
+                    self.emit(O.LOAD_LOCAL, slot)
+                    run = (slot, self.emit(O.JUMP_IF_FALSE, None))  # none holds nothing
+                if slot is not None:
+                    self._held_by_field_guard(h, ev, slot, exits if i else None)
+                    continue
                 if isinstance(h, OwnedHandler):
                     self._run_owned_handler(h, ev, params, exits if i else None)
                     continue
@@ -739,6 +818,8 @@ class Expressions:
                 self.emit(O.CALL, (h.fn_index, 1))
                 self.emit(O.POP)
                 self.patch_all(skip)
+            if run is not None:
+                self.patch(run[1])
         finally:
             self.field_cache = saved
         for at in exits:
@@ -789,22 +870,33 @@ class Expressions:
                 return a.name
         return None
 
+    def _fixed_holder_slot(self, h, params: dict):
+        """The local holding event.F, read once before the handlers (no handler changes it),
+        for a handler held by that player field (_holder_field); None otherwise."""
+        if not isinstance(h, OwnedHandler):
+            return None
+        field = self._holder_field(h, params)
+        cached = self.field_cache.get(("event", field)) if field is not None else None
+        return cached[0] if cached is not None else None
+
     def _run_held_by_field(self, h: OwnedHandler, ev: int, field: str, exits) -> None:
         """if event.F != none and event.F.VAR == ENTRY: call the handler (event, event.F, none)."""
-        cached = self.field_cache.get(("event", field))
-        if cached is None:
-            slot = self.hidden(f"event.{field}")
-            self.emit(O.LOCAL_EVENT_FIELD, (ev, field))
-            self.emit(O.STORE_LOCAL, slot)
-        else:
-            slot = cached[0]
+        slot = self.hidden(f"event.{field}")
+        self.emit(O.LOCAL_EVENT_FIELD, (ev, field))
+        self.emit(O.STORE_LOCAL, slot)
         self.emit(O.LOAD_LOCAL, slot)
-        skip = [self.emit(O.JUMP_IF_FALSE, None)]  # none holds nothing (a player is never false)
+        skip = self.emit(O.JUMP_IF_FALSE, None)  # none holds nothing (a player is never false)
+        self._held_by_field_guard(h, ev, slot, exits)
+        self.patch(skip)
+
+    def _held_by_field_guard(self, h: OwnedHandler, ev: int, slot: int, exits) -> None:
+        """With the player in `slot` not none: if its VAR == ENTRY, call the handler (event,
+        player, none). Guards in a row on one variable become a switch (compiler/peephole.py)."""
         self.emit(O.LOAD_LOCAL, slot)
         self.emit(O.PLAYER_VAR, self.syms.kinds[h.kind].held[0][1])
         self.emit(O.CONST, h.entry)
         self.emit(O.EQ)
-        skip.append(self.emit(O.JUMP_IF_FALSE, None))
+        skip = self.emit(O.JUMP_IF_FALSE, None)
         if exits is not None:
             exits.append(self.emit(O.JUMP_IF_CANCELLED, (ev, None)))
         self.emit(O.LOAD_LOCAL, ev)
@@ -812,7 +904,7 @@ class Expressions:
         self.emit(O.CONST, None)
         self.emit(O.CALL, (h.fn_index, 3))
         self.emit(O.POP)
-        self.patch_all(skip)
+        self.patch(skip)
 
     def _fixed_event_fields(self, handlers: list, params: dict) -> list:
         """Fields the handlers' guards read and no handler can change.

@@ -28,6 +28,11 @@ _PAIRS = {
     (O.LOAD_LOCAL, O.EVENT_FIELD): lambda a, b: (O.LOCAL_EVENT_FIELD, (a, b)),
 }
 
+# Pairs whose result fuses again (a player's variable tested against a constant becomes
+# JUMP_IF_VAR_NE, then part of a switch): fused even when the instruction before could
+# fuse with their first half (STORE_LOCAL, LOAD_LOCAL, PLAYER_VAR: the last two).
+_FIRST = {(O.LOAD_LOCAL, O.PLAYER_VAR)}
+
 
 def _thread_jumps(code: list, columns: tuple) -> tuple[list, tuple]:
     """A jump to an unconditional JUMP goes straight to that JUMP's target.
@@ -139,6 +144,9 @@ def _fuse_once(code: list, columns: tuple) -> tuple[list, tuple]:
         if i + 1 < len(code) and (i + 1) not in targets:
             op2, arg2 = code[i + 1]
             make = _PAIRS.get((op, op2))
+            if make is not None and i + 2 < len(code) and (i + 2) not in targets \
+                    and (op2, code[i + 2][0]) in _FIRST:
+                make = None
             if make is not None:
                 out.append(make(arg, arg2))
                 for src, dst in zip(columns, out_columns):

@@ -57,15 +57,16 @@ CONST, LOCAL, SLOT, STABLE, EXPR = range(5)
 ZONE_VALUE, NOT_ZONE = "zone", "not a zone"
 
 
-def branch_targets(code: list, pc: int) -> list:
-    """Where the instruction at pc may go next (empty for RETURN)."""
+def branch_targets(code: list, pc: int, heads: frozenset = frozenset()) -> list:
+    """Where the instruction at pc may go next (empty for RETURN); `heads`: switch_heads(code)."""
     op, arg = code[pc]
     if op == O.RETURN:
         return []
     if op == O.JUMP:
         return [arg]
     if op == O.SWITCH_VAR:
-        return [pc + 1, switch_as_guard(arg, pc)[1]]
+        miss = switch_as_guard(arg, pc)[1]
+        return [pc + 1, miss] + ([arg[3]] if pc in heads and miss != arg[3] else [])
     if op in O.JUMP_TARGET:
         return [pc + 1, O.jump_target(op, arg)]
     return [pc + 1]
@@ -87,6 +88,17 @@ def switch_as_guard(arg, pc: int) -> tuple:
     return own, min(later) if later else end
 
 
+def switch_heads(code: list) -> frozenset:
+    """The first switch of each chain (its guards share where a miss leaves them). Its table
+    holds every value the chain tests, so a value outside it leaves the chain at once, as
+    the interpreter's lookup does: one test instead of one per guard."""
+    first: dict = {}
+    for pc, (op, arg) in enumerate(code):
+        if op == O.SWITCH_VAR:
+            first.setdefault((arg[0], arg[1], arg[3]), pc)
+    return frozenset(first.values())
+
+
 def _const(value) -> str:
     text = repr(value)
     return f"({text})" if text.startswith("-") else text
@@ -96,10 +108,13 @@ def _const(value) -> str:
 class _BlockWriter:
     """Translates one basic block, keeping the operand stack as Python expressions."""
 
-    def __init__(self, ctx: "_Context", stack: list, joins: set):
+    def __init__(self, ctx: "_Context", stack: list, joins: set, heads: frozenset = frozenset(),
+                 after_miss: frozenset = frozenset()):
         self.ctx = ctx
         self.stack = stack
         self.joins = joins          # instructions where blocks join: the stack arrives in _s0, _s1, ...
+        self.heads = heads          # the first switch of each chain (switch_heads)
+        self.after_miss = after_miss  # switches reached only by another switch's miss
         self.stmts: list = []
         self.arms: list = []
         self.pushed: dict = {}      # target -> values an arm adds to the stack it passes on
@@ -650,9 +665,22 @@ def _for_iter(w, arg, push_slot=None):
 
 
 def _switch_var(w, arg):
-    slot, var = arg[:2]
+    """A switch read back as its guard (switch_as_guard). The value read is kept in `_v`: a
+    switch whose only way in is another's miss (nothing ran since) tests `_v` again."""
+    slot, var, table, end = arg
     own, miss = switch_as_guard(arg, w.pc)
-    w.branch(f"l{slot}.vars[{var}] != {_const(own)}", miss, w.pc + 1)
+    value = "_v" if w.pc in w.after_miss else f"(_v := l{slot}.vars[{var}])"
+    # The miss last: a chain of switches each reached by the last one's miss is written
+    # `if ... elif ...` (runtime/structure.py), not nested one level deeper per guard.
+    hit, rest = Arm(f"{value} == {_const(own)}", w.pc, [], w.pc + 1), Arm(None, w.pc, [], miss)
+    if w.pc not in w.heads or miss == end:
+        w.end_block((w.pc + 1, miss))
+        w.arms = [hit, rest]
+        return
+    values = ", ".join(_const(v) for v in table)
+    w.end_block((end, miss, w.pc + 1))
+    hit.cond = f"_v == {_const(own)}"
+    w.arms = [Arm(f"{value} not in {{{values}}}", w.pc, [], end), hit, rest]
 
 
 # Numbers stay within scripting.INT_BOUND (E0504), checked inline as the interpreter does:
@@ -793,10 +821,11 @@ _BY_CODE = [TRANSLATIONS[op.name] for op in O.OPS]
 def _blocks(fn, ctx: _Context, arithmetic: dict) -> list:
     """The function's basic blocks, translated, indexed from 0 (the entry)."""
     code = fn.code
+    heads = switch_heads(code)
     leaders = {0}
     for pc, (op, _) in enumerate(code):
         if op in _BRANCHES:
-            leaders.update(t for t in branch_targets(code, pc) if t < len(code))
+            leaders.update(t for t in branch_targets(code, pc, heads) if t < len(code))
             if pc + 1 < len(code):
                 leaders.add(pc + 1)
     starts = sorted(leaders)
@@ -805,9 +834,12 @@ def _blocks(fn, ctx: _Context, arithmetic: dict) -> list:
     ways_in: dict = {}
     for start, end in bounds:
         last = end - 1
-        for t in (branch_targets(code, last) if code[last][0] in _BRANCHES else [end]):
+        for t in (branch_targets(code, last, heads) if code[last][0] in _BRANCHES else [end]):
             ways_in[t] = ways_in.get(t, 0) + 1
     joins = {pc for pc, n in ways_in.items() if n > 1}
+    after_miss = frozenset(miss for pc, (op, arg) in enumerate(code) if op == O.SWITCH_VAR
+                           for miss in [switch_as_guard(arg, pc)[1]]
+                           if ways_in.get(miss) == 1 and miss < len(code) and code[miss][0] == O.SWITCH_VAR)
     stack_in: dict = {0: []}
     blocks: dict = {}
     pending = [0]
@@ -816,7 +848,7 @@ def _blocks(fn, ctx: _Context, arithmetic: dict) -> list:
         if b in blocks:
             continue
         start, end = bounds[b]
-        w = _BlockWriter(ctx, stack_in[b], joins)
+        w = _BlockWriter(ctx, stack_in[b], joins, heads, after_miss)
         w.arithmetic = arithmetic
         w.pc = start
         for pc in range(start, end):
@@ -856,6 +888,68 @@ class FunctionSource:
     structured: bool     # False: laid out as a dispatch loop
 
 
+# ------------------------------------------------------------------ locals given a start value
+# The locals each instruction reads and sets, by opcode: (read, set, read after setting).
+# A loop step sets its item and index only when it goes on (not on its jump out).
+_READS = {O.LOAD_LOCAL: lambda a: (a,), O.APPEND: lambda a: (a,), O.LOCAL_FACE: lambda a: (a,),
+          O.CANCEL: lambda a: (a,), O.LOAD_LOCAL2: lambda a: a, O.LOCAL_PLAYER_VAR: lambda a: a[:1],
+          O.JUMP_IF_VAR_NE: lambda a: a[:1], O.SWITCH_VAR: lambda a: a[:1],
+          O.LOCAL_EVENT_FIELD: lambda a: a[:1], O.JUMP_IF_CANCELLED: lambda a: a[:1],
+          O.FOR_ITER: lambda a: a[:2], O.FOR_ITER_LOAD: lambda a: a[:2]}
+_SETS = {O.STORE_LOCAL: lambda a: (a,), O.STORE_LOAD: lambda a: a[:1], O.ITER_START: lambda a: a}
+_STEP_SETS = {O.FOR_ITER: lambda a: a[1:3], O.FOR_ITER_LOAD: lambda a: a[1:3]}
+_READS_AFTER = {O.STORE_LOAD: lambda a: a[1:], O.FOR_ITER_LOAD: lambda a: a[4:]}
+
+
+def _bits(slots) -> int:
+    out = 0
+    for slot in slots:
+        out |= 1 << slot
+    return out
+
+
+def read_before_set(fn) -> list:
+    """The locals (not parameters) some path may read before any instruction sets them.
+
+    The interpreter starts every local at none; Python has no value for a local never
+    assigned. Only these need `= None` at the top of the function: a forward pass over
+    the code keeps, at each instruction, the locals some path to it left unset.
+    """
+    code = fn.code
+    heads = switch_heads(code)
+    unset_at = [None] * (len(code) + 1)
+    unset_at[0] = _bits(range(fn.nparams, fn.nlocals))
+    needed, work = 0, [0]
+    while work:
+        pc = work.pop()
+        if pc >= len(code):
+            continue
+        op, arg = code[pc]
+        unset = unset_at[pc]
+        reads = _READS.get(op)
+        if reads:
+            needed |= unset & _bits(reads(arg))
+        sets = _SETS.get(op)
+        if sets:
+            unset &= ~_bits(sets(arg))
+        after = _READS_AFTER.get(op)
+        targets = branch_targets(code, pc, heads) if op in _BRANCHES else [pc + 1]
+        for target in targets:
+            out = unset
+            if target == pc + 1 and op in _STEP_SETS:
+                out &= ~_bits(_STEP_SETS[op](arg))
+                if after:
+                    needed |= out & _bits(after(arg))
+            elif after and op not in _STEP_SETS:
+                needed |= out & _bits(after(arg))
+            known = unset_at[target]
+            merged = out if known is None else known | out
+            if merged != known:
+                unset_at[target] = merged
+                work.append(target)
+    return [slot for slot in range(fn.nparams, fn.nlocals) if needed >> slot & 1]
+
+
 # Python refuses a block nested 100 levels deep (its tokenizer's limit): a structured
 # function nested deeper than this (a long chain of tests, each in the last's `else`) is
 # laid out as a dispatch loop instead, which nests a few levels whatever its size.
@@ -878,7 +972,7 @@ def translate_function(fn, index: int, ctx: _Context, force_dispatch: bool = Fal
     generator = index in ctx.generators
     params = [f"l{i}=None" for i in range(fn.nparams)] + (["_dp=1"] if ctx.track_depth else [])
     head = [(f"def f{index}({', '.join(params)}):", -1), ("    global _steps", -1)]
-    others = [f"l{i}" for i in range(fn.nparams, fn.nlocals)]
+    others = [f"l{i}" for i in read_before_set(fn)]
     if others:
         head.append((f"    {' = '.join(others)} = None", -1))
     if uses_flag:

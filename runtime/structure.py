@@ -286,13 +286,18 @@ class _Writer:
         if len(self.lines) == start:
             self.lines.append((indent, "pass", -1))
 
-    def _if(self, arms: list, frames: list, indent: int) -> None:
+    def _if(self, arms: list, frames: list, indent: int, first: bool = True) -> None:
         frames = frames + [("if",)]
         for i, (cond, pc, body) in enumerate(arms):
+            if cond is None and len(body) == 1 and body[0][0] == "if":
+                # `else:` holding only an `if` goes on as `elif` (a chain of tests stays
+                # one level deep, below Python's limit on nesting)
+                self._if(body[0][1], frames, indent, first=False)
+                return
             if cond is None:
                 self.lines.append((indent, "else:", pc))
             else:
-                self.lines.append((indent, f"{'if' if i == 0 else 'elif'} {cond}:", pc))
+                self.lines.append((indent, f"{'if' if i == 0 and first else 'elif'} {cond}:", pc))
             self.seq(body, frames, indent + 1)
 
     def _foreach(self, node, frames: list, frame, indent: int) -> bool:

@@ -510,7 +510,7 @@ ALLOWED_NODES = {  # no import, lambda, class, try, with, raise, f-string (Joine
     "Module", "FunctionDef", "arguments", "arg", "keyword", "Global", "Assign", "AugAssign", "Expr",
     "Return", "If", "While", "For", "Break", "Continue", "Pass", "Name", "Load", "Store", "Constant",
     "Attribute", "Subscript", "Slice", "Starred", "Call", "Tuple", "List", "Dict", "BinOp", "UnaryOp",
-    "BoolOp", "Compare", "IfExp", "NamedExpr", "Yield", "YieldFrom",
+    "BoolOp", "Compare", "IfExp", "NamedExpr", "Yield", "YieldFrom", "Set",
     "Add", "Sub", "Mult", "FloorDiv", "Mod", "USub", "Not", "And", "Or",
     "Eq", "NotEq", "Lt", "LtE", "Gt", "GtE", "In", "NotIn", "Is", "IsNot",
 }

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from runebook.runtime import opcodes as O
 from runebook.runtime.agents import FirstAgent, PolicyAgent, RandomAgent, ScriptedAgent
 from runebook.runtime.match import Match
 from runebook.runtime.options import resolve_options
@@ -196,9 +197,58 @@ def test_nested_events_and_when_filters(events):
 def test_a_guard_sees_a_variable_changed_earlier_in_its_chain(engine):
     """Handlers guarded by `plays(event.who, ROLE)` form one chain of guards on the role:
     the mage's handler makes the player a thief, so the thief's guard, later in the same
-    chain, must see it."""
-    assert narration(program("switches"), engine) == ["after the event: knight, mage, thief",
-                                                       "after the turns: knight, mage, thief, steal, pray"]
+    chain, must see it. So must the gold badge's handler once the bronze one's has handed the
+    player the gold badge (handlers of entries held through a variable, one switch)."""
+    assert narration(program("switches"), engine) == [
+        "after the event: knight, mage, thief",
+        "after the turns: knight, mage, thief, steal, pray",
+        "after the badges: knight, mage, thief, steal, pray, bronze, gold, gold; gold"]
+
+
+class _Listing(FirstAgent):
+    """Takes the first option and keeps the labels of every decision's options."""
+
+    def __init__(self):
+        self.seen = []
+
+    def choose(self, decision, view) -> int:
+        self.seen.append(view.labels(decision))
+        return 0
+
+
+@pytest.mark.parametrize("engine", ["interp", "fast"])
+def test_actions_guarded_by_one_variable_are_listed_in_declaration_order(tmp_path, engine):
+    """An act site lists a run of actions guarded by `actor.role == ROLE` by role (one switch,
+    then that role's actions): the options still come in declaration order, a role's
+    actions apart from each other (plea after pray) and the unguarded ones around them."""
+    write_pack(tmp_path / "roles", {"main.rune": """
+        symbols knight, mage, thief, cleric, squire
+        var role: str per player = knight
+        var round: int = 0
+        action rest() in turn { }
+        action strike() in turn require actor.role == knight { }
+        action pray() in turn require actor.role == cleric { }
+        action cast(n: int from [1, 2]) in turn require actor.role == mage and n <= round { }
+        action steal() in turn require actor.role == thief { }
+        action plea() in turn require actor.role == cleric and round > 1 { }
+        action ward() in turn require actor.role == mage { }
+        action wait() in turn { }
+        proc play() {
+          for r in [knight, mage, thief, cleric, squire, mage] {
+            round += 1
+            players[0].role = r
+            act turn for players[0]
+          }
+        }
+        fn score(p: player) -> int { return round }
+        """})
+    prog = compiled(tmp_path / "roles", warnings=True)
+    assert any(op == O.SWITCH_VAR for f in prog.functions for op, _ in f.code)  # the roles' tests: one switch
+    agent = _Listing()
+    Match(prog, [agent], 1, resolve_options(prog, {}), 1, record=True, engine=engine).run()
+    mage = ["rest", "cast(n=1)", "cast(n=2)", "ward", "wait"]
+    assert agent.seen == [["rest", "strike", "wait"], mage, ["rest", "steal", "wait"],
+                          ["rest", "pray", "plea", "wait"], ["rest", "wait"], mage]
 
 
 @pytest.mark.parametrize("engine", ["interp", "fast"])
