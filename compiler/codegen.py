@@ -69,6 +69,7 @@ class FunctionCompiler(Expressions, Inlining):
         self.col = 0              # the statement's column, kept per instruction beside its line
         self.return_value = None  # what a bare 'return' and the end give back (actions: their name)
         self.inline_depth = 0
+        self.inlined_return = None   # (value_code, jumps to the end) while a body is compiled in place
         self.field_cache: dict = {}  # (name, field) -> (slot, type) read once at an emit site
 
     # ---------------------------------------------------------------- plumbing
@@ -394,6 +395,8 @@ class FunctionCompiler(Expressions, Inlining):
         return True
 
     def s_Return(self, s: A.Return):
+        if self.inlined_return is not None:
+            return self.inlined_return_value(s)
         if s.value is None:
             if self.ret not in (None, NONE):
                 self.error("E0312", f"this function must return {self.ret}", s.span)

@@ -2,8 +2,8 @@
 
 Part of FunctionCompiler (compiler/codegen.py). A condition (if, while,
 require, where, when) becomes jumps, so and/or/not cost no values. A
-function whose body is only `let` and `if C { return V }` lines ending in
-`return V` is compiled at its call sites. The guards of actions and handlers
+small function or procedure with no loop (`let`, assignments, calls, `if`,
+`return`: _inline_shape) is compiled at its call sites. The guards of actions and handlers
 are tested where they are offered or emitted, so a call is skipped when
 they fail.
 """
@@ -24,24 +24,56 @@ def names_in(node) -> set:
     return {n.name for n in A.walk(node) if isinstance(n, A.Name)}
 
 
-def _return_chain(body: list):
-    """([(condition, Return) or ("let", Let), ...], final Return) when a body is
-    only 'let' and 'if C { return V }' lines followed by 'return V' (the shape
-    of most small content functions), else None."""
-    if not body or not isinstance(body[-1], A.Return) or body[-1].value is None:
+# A body compiled in place other than a chain of `if C { return V }` is at most this many
+# statements (nested ones counted): each call site gets a copy.
+MAX_INLINED_STATEMENTS = 16
+
+
+def _inline_shape(body: list, proc: bool) -> Optional[set]:
+    """The names a body assigns, when it can be compiled in place, else None: only `let`,
+    assignments to names, calls, `move`/`roll`/`shuffle`/`destroy`, `if`/`elif`/`else` and
+    `return` (no loop, so no step is spent inside, and no log line, whose narration would
+    be lifted once per copy). A fn's body ends in `return V`, so every way through it ends
+    in a value. A body longer than MAX_INLINED_STATEMENTS is compiled in place only when it
+    is a fn's chain of `let` and `if C { return V }` (the shape of most small content
+    functions)."""
+    if not proc and (not body or not isinstance(body[-1], A.Return) or body[-1].value is None):
         return None
-    cases = []
-    for stmt in body[:-1]:
-        if isinstance(stmt, A.Let):
-            cases.append(("let", stmt))
-            continue
-        if not (isinstance(stmt, A.If) and stmt.orelse is None and len(stmt.branches) == 1):
-            return None
-        cond, block = stmt.branches[0]
-        if len(block) != 1 or not isinstance(block[0], A.Return) or block[0].value is None:
-            return None
-        cases.append((cond, block[0]))
-    return cases, body[-1]
+    assigned: set = set()
+    chain = not proc
+    count = 0
+
+    def fits(stmts: list, top: bool) -> bool:
+        nonlocal chain, count
+        for stmt in stmts:
+            count += 1
+            if isinstance(stmt, A.Let):
+                chain &= top
+            elif isinstance(stmt, A.Return):
+                if (stmt.value is None) != proc:
+                    return False
+            elif isinstance(stmt, A.Assign) and isinstance(stmt.target, A.Name):
+                assigned.add(stmt.target.name)
+                chain = False
+            elif isinstance(stmt, (A.ExprStmt, A.Move, A.Roll, A.Shuffle, A.Destroy)):
+                chain = False
+            elif isinstance(stmt, A.If):
+                blocks = [block for _, block in stmt.branches] + ([stmt.orelse] if stmt.orelse is not None else [])
+                chain &= top and len(blocks) == 1 and len(blocks[0]) == 1 and isinstance(blocks[0][0], A.Return)
+                if not all(fits(block, False) for block in blocks):
+                    return False
+            else:
+                return False
+        return True
+
+    if not fits(body, True):
+        return None
+    return assigned if chain or count <= MAX_INLINED_STATEMENTS else None
+
+
+def _record_name(fn) -> str:
+    """How a runtime error names a function (as its compiled Function is named)."""
+    return f"proc {fn.name}" if fn.ret is None else f"fn {fn.name}"
 
 
 class Inlining:
@@ -108,10 +140,12 @@ class Inlining:
             self.error("E0330", f"'{e.name}' changes the game (it {why}); this context may only compute a value",
                        e.span, "call a fn that only reads the game, or do the change in a procedure")
         ok = self._arity(e, len(fn.params))
-        inline = ok and self._inlinable(fn)
+        assigned = self._inlinable(fn) if ok else None
+        inline = assigned is not None
         slots = []
         for i, a in enumerate(e.args):
-            t, slot = self._argument(a, inline)
+            # a parameter the body assigns gets a slot of its own, never the caller's local
+            t, slot = self._argument(a, inline and (i >= len(fn.params) or fn.params[i][0] not in assigned))
             if ok:
                 pname, ptype = fn.params[i]
                 self.expect(t, ptype, a.span, f"argument '{pname}' of '{e.name}'")
@@ -155,17 +189,30 @@ class Inlining:
 
     MAX_INLINE_DEPTH = 3
 
-    def _inlinable(self, fn) -> bool:
-        """A function whose whole body is 'return EXPR' is compiled in place.
+    def _inlinable(self, fn) -> Optional[set]:
+        """The names its body assigns when a function is compiled in place (_inline_shape), else None.
 
-        Calls cost a frame and several instructions; content is full of tiny
-        predicates (is_face, ready, ...), so this is the interpreter's
-        biggest single saving. Behaviour is unchanged: the arguments are still
-        evaluated once, left to right, before the body.
+        Calls cost a frame and several instructions (and a memo's key and lookup);
+        content is full of tiny predicates (is_face, ready, ...) and small
+        choosers, so this is the interpreter's biggest single saving. Behaviour
+        is unchanged: the arguments are still evaluated once, left to right,
+        before the body, and the body spends no step (it has no loop).
         """
-        if fn.ret is None or self.inline_depth >= self.MAX_INLINE_DEPTH:
-            return False
-        return _return_chain(fn.decl.body) is not None
+        if self.inline_depth >= self.MAX_INLINE_DEPTH or self._recursive(fn):
+            return None
+        return _inline_shape(fn.decl.body, fn.ret is None)
+
+    def _recursive(self, fn) -> bool:
+        """A call of the function being compiled, or of one being compiled in place around
+        this call: written out, it would copy itself again at each level."""
+        name = _record_name(fn)
+        origin = self.origin  # 1 + the record of the body being compiled in place, or 0
+        while origin:
+            record = self.inlined[origin - 1]
+            if record[0] == name:
+                return True
+            origin = record[4]  # the record it was compiled into
+        return name == self.name
 
     def _inline(self, fn, slots: list, jump: Optional[tuple] = None):
         for i in reversed(range(len(slots))):
@@ -175,49 +222,46 @@ class Inlining:
         saved = (self.scopes, self.diags, self.position, self.origin)
         # Runtime errors in the inlined code name the inlined function and its line, and
         # the call chain the place it was called from.
-        self.inlined.append([fn.name if fn.ret is None else f"fn {fn.name}", fn.decl.span.file,
+        self.inlined.append([_record_name(fn), fn.decl.span.file,
                              self.line, self.col, self.origin])
         self.origin = len(self.inlined)
-        self.at(fn.decl.body[-1].span)
+        self.at(fn.decl.body[-1].span if fn.decl.body else fn.decl.span)
         # Only the parameters are visible: the caller's locals must not shadow the callee's globals.
         self.scopes = [{pname: (slot, ptype) for (pname, ptype), slot in zip(fn.params, slots)}]
         self.diags = []  # the body was already checked where it is declared
         self.inline_depth += 1
+        saved_return = self.inlined_return
+        if fn.ret is None:  # a procedure's `return` gives no value: its none is pushed at the end
+            value_code = lambda v: None  # noqa: E731
+        elif jump is None:
+            value_code = self.expr
+        else:
+            when, jumps = jump
+            value_code = lambda v: self._jump_if(v, when, jumps, "a condition")  # noqa: E731
+        # Each statement takes the position it has when the function is called (a runtime
+        # error names the same line and column either way); each `return` compiles its value
+        # (as a value, or, when the call is a condition, as jumps, so 'return false' costs
+        # nothing) and leaves the body.
+        ends: list = []
+        self.inlined_return = (value_code, ends)
         try:
-            cases, last = _return_chain(fn.decl.body)
-            if jump is None:
-                self._compile_cases(cases, last, self.expr)
-            else:
-                when, jumps = jump
-                self._compile_cases(cases, last, lambda v: self._jump_if(v, when, jumps, "a condition"))
+            self.block(fn.decl.body, new_scope=False)
         finally:
             self.inline_depth -= 1
+            self.inlined_return = saved_return
             self.scopes, self.diags, self.position, self.origin = saved
-
-    def _compile_cases(self, cases: list, last, value_code) -> None:
-        """'let ...; if c1 { return v1 } ... return vn': the first true case wins.
-
-        value_code compiles one returned value: as a value (self.expr), or, when
-        the call is a condition, as jumps, so 'return false' costs nothing. Each
-        part takes the position it has when the function is called (a runtime
-        error names the same line and column either way).
-        """
-        ends = []
-        for cond, stmt in cases:
-            if cond == "let":
-                self.at(stmt.span)
-                t = self.expr(stmt.value)
-                self.emit(O.STORE_LOCAL, self.declare(stmt.name, t))
-                continue
-            self.at(cond.span)
-            skips = self.branch_false(cond, "a condition")
-            self.at(stmt.span)
-            value_code(stmt.value)
-            ends.append(self.emit(O.JUMP, None))
-            self.patch_all(skips)
-        self.at(last.span)
-        value_code(last.value)
+        if ends and ends[-1] == self.here() - 1:  # the body's last statement: no jump to the next
+            self.drop_code(ends.pop())
         self.patch_all(ends)
+        if fn.ret is None:
+            self.emit(O.CONST, None)  # what a called procedure gives back
+
+    def inlined_return_value(self, s: A.Return) -> bool:
+        """`return V` of a body compiled in place: its value, then a jump to the body's end."""
+        value_code, ends = self.inlined_return
+        value_code(s.value)
+        ends.append(self.emit(O.JUMP, None))
+        return True
 
     def _action_guard(self, info, pslot: int) -> list:
         params = {p.name for p in info.decl.params}

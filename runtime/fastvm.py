@@ -65,9 +65,9 @@ def _helpers(program) -> dict:
 class FastModule:
     """A program's functions as Python callables, sharing one globals dict."""
 
-    def __init__(self, program, code, line_pcs: list, generators: set, track_depth: bool):
+    def __init__(self, program, code, line_pcs: list, generators: set, depth):
         self.generators = generators               # functions that may suspend (Python generators)
-        self.track_depth = track_depth
+        self.depth = depth                         # pysource.DepthPlan: which functions know their depth
         self.globals = _helpers(program)
         self.sources = list(program.functions)     # which Function each callable was made from
         self.filename = code.co_filename
@@ -89,7 +89,7 @@ class FastModule:
         ctx = analyse(program)
         source = translate(program, ctx=ctx, force_dispatch=force_dispatch)
         code = compile(source.text, f"<runebook fast {program.name}>", "exec")
-        module = cls(program, code, source.line_pcs, ctx.generators, ctx.track_depth)
+        module = cls(program, code, source.line_pcs, ctx.generators, ctx.depth)
         module._ctx = ctx
         return module
 
@@ -106,10 +106,11 @@ class FastModule:
         # compiled step is kept by what decides its Python source.
         from .pysource import _Context, translate
         if self._ctx is None:
-            self._ctx = _Context(program, self.generators, self.track_depth)
+            self._ctx = _Context(program, self.generators, self.depth)
         self._ctx.program = program
         self._ctx.classify(index)
-        key = (index, fn.nparams, fn.nlocals, repr(fn.code), _source_breaks(fn), index in self.generators)
+        key = (index, fn.nparams, fn.nlocals, repr(fn.code), _source_breaks(fn), index in self.generators,
+               index in self.depth.counted)
         code = self._added.get(key)
         if code is None:
             source = translate(program, [index], self._ctx)
@@ -177,16 +178,18 @@ def _cached_module(program) -> FastModule:
     there by anyone else is built again, never run.
     """
     from runebook.paths import read_signed, write_signed
+    from .pysource import DepthPlan
     name = _cache_name(program)
     blob = read_signed("fast", name)
     if blob is not None:
         try:
-            code, line_pcs, generators, track_depth = marshal.loads(blob)
-            return FastModule(program, code, line_pcs, set(generators), track_depth)
+            code, line_pcs, generators, counted, checked = marshal.loads(blob)
+            return FastModule(program, code, line_pcs, set(generators), DepthPlan(set(counted), set(checked)))
         except Exception:  # noqa: BLE001 - signed but foreign (another build): build it again
             pass
     module = FastModule.build(program)
-    payload = (module.code, module.line_pcs[module.filename], sorted(module.generators), module.track_depth)
+    payload = (module.code, module.line_pcs[module.filename], sorted(module.generators),
+               sorted(module.depth.counted), sorted(module.depth.checked))
     try:
         write_signed("fast", name, marshal.dumps(payload))
     except OSError:

@@ -109,8 +109,9 @@ class _BlockWriter:
     """Translates one basic block, keeping the operand stack as Python expressions."""
 
     def __init__(self, ctx: "_Context", stack: list, joins: set, heads: frozenset = frozenset(),
-                 after_miss: frozenset = frozenset()):
+                 after_miss: frozenset = frozenset(), checks_depth: bool = False):
         self.ctx = ctx
+        self.checks_depth = checks_depth  # its calls test the depth (DepthPlan.checked)
         self.stack = stack
         self.joins = joins          # instructions where blocks join: the stack arrives in _s0, _s1, ...
         self.heads = heads          # the first switch of each chain (switch_heads)
@@ -201,10 +202,10 @@ class _BlockWriter:
 class _Context:
     """What the translation of one function needs to know about the whole program."""
 
-    def __init__(self, program, generators: set, track_depth: bool):
+    def __init__(self, program, generators: set, depth: "DepthPlan"):
         self.program = program
         self.generators = generators
-        self.track_depth = track_depth
+        self.depth = depth
         self.kinds = program.kinds
         self._ranges = None
 
@@ -215,12 +216,22 @@ class _Context:
         return self._ranges.verdicts(index)
 
     def classify(self, index: int) -> None:
-        """Decide for a function added after analyse() (a card test's step) whether it is a generator."""
+        """Decide for a function added after analyse() (a card test's step) whether it is a
+        generator, and whether it knows its depth. Such a function is only ever started
+        at depth 1 (the depth plan left a level for it), so it never tests the depth: it
+        knows it only to pass it on to callees that do."""
         fn = self.program.functions[index]
-        if _suspends_itself(fn) or any(t in self.generators for t in _callees(fn, self.program)):
+        callees = _callees(fn, self.program)
+        if _suspends_itself(fn) or any(t in self.generators for t in callees):
             self.generators.add(index)
         else:
             self.generators.discard(index)
+        counted = self.depth.counted
+        self.depth.checked.discard(index)
+        if any(t in counted for t in callees) or (_performs(fn) and self.depth.bodies_counted(self.program)):
+            counted.add(index)
+        else:
+            counted.discard(index)
 
 
 # ------------------------------------------------------------------ opcode translations
@@ -531,13 +542,13 @@ def _call(w, arg, memo: bool):
     w.flush()  # the arguments too: they were evaluated before the call spent its step
     args = w.pops(argc)
     ctx = w.ctx
-    if ctx.track_depth:  # each frame knows its depth (_dp): the interpreter's frame count
+    if fn_index in ctx.depth.counted:  # the callee knows its depth (_dp): the interpreter's frame count
         nparams = ctx.program.functions[fn_index].nparams
         args_text = ", ".join(args + ["None"] * (nparams - len(args)) + ["_dp + 1"])
     else:
         args_text = ", ".join(args)
     call = _invoke(f"f{fn_index}", args_text, fn_index in ctx.generators)
-    guard = _call_guard(ctx)
+    guard = _call_guard(w)
     slot = w.next_slot()
     if memo:
         key = f"({fn_index}, {', '.join(args)},)" if args else f"({fn_index},)"
@@ -557,9 +568,10 @@ def _call_field(w, arg):
     args = w.pops(argc)
     entry = w.pop()
     ctx = w.ctx
-    args_text = ", ".join(args + (["_dp + 1"] if ctx.track_depth else []))
-    call = _invoke("_FN[_c]", args_text, behaviour_targets(ctx.program, kind, field)[0] in ctx.generators)
-    w.result(f"_c = _behaviour(_ENTRIES, {entry}, {_const(kind)}, {_const(field)})", _call_guard(ctx),
+    targets = behaviour_targets(ctx.program, kind, field)  # all counted or none (analyse)
+    args_text = ", ".join(args + (["_dp + 1"] if targets[0] in ctx.depth.counted else []))
+    call = _invoke("_FN[_c]", args_text, targets[0] in ctx.generators)
+    w.result(f"_c = _behaviour(_ENTRIES, {entry}, {_const(kind)}, {_const(field)})", _call_guard(w),
              f"{w.next_slot()} = {call}")
 
 
@@ -568,9 +580,9 @@ def _invoke(callee: str, args_text: str, generator: bool) -> str:
     return f"(yield from {call})" if generator else call
 
 
-def _call_guard(ctx) -> str:
-    """What a call does before it starts: spend a step, and (when calls may nest deep) check the depth."""
-    return STEP + (f"\nif _dp > {MAX_DEPTH}: _deep()" if ctx.track_depth else "")
+def _call_guard(w) -> str:
+    """What a call does before it starts: spend a step, and (where calls may nest deep) check the depth."""
+    return STEP + (f"\nif _dp > {MAX_DEPTH}: _deep()" if w.checks_depth else "")
 
 
 def _holders(w, arg):
@@ -600,7 +612,7 @@ def _decide_secret(w, tag):
 def _perform(w, arg):
     player = w.pop()
     option = w.pop()
-    depth = ", _dp=_dp + 1" if w.ctx.track_depth else ""
+    depth = ", _dp=_dp + 1" if w.ctx.depth.bodies_counted(w.ctx.program) else ""
     w.result(f"_o = {option}", f"_p = {player}", f"{w.next_slot()} = yield from _ACT[_o[0]](_p, *_o[1:]{depth})")
 
 
@@ -818,7 +830,7 @@ _BY_CODE = [TRANSLATIONS[op.name] for op in O.OPS]
 
 
 # ------------------------------------------------------------------ one function
-def _blocks(fn, ctx: _Context, arithmetic: dict) -> list:
+def _blocks(fn, ctx: _Context, index: int, arithmetic: dict) -> list:
     """The function's basic blocks, translated, indexed from 0 (the entry)."""
     code = fn.code
     heads = switch_heads(code)
@@ -848,7 +860,7 @@ def _blocks(fn, ctx: _Context, arithmetic: dict) -> list:
         if b in blocks:
             continue
         start, end = bounds[b]
-        w = _BlockWriter(ctx, stack_in[b], joins, heads, after_miss)
+        w = _BlockWriter(ctx, stack_in[b], joins, heads, after_miss, index in ctx.depth.checked)
         w.arithmetic = arithmetic
         w.pc = start
         for pc in range(start, end):
@@ -957,7 +969,7 @@ MAX_INDENT = 80
 
 
 def translate_function(fn, index: int, ctx: _Context, force_dispatch: bool = False) -> FunctionSource:
-    blocks = _blocks(fn, ctx, ctx.arithmetic(index) if ctx.program.functions[index] is fn else {})
+    blocks = _blocks(fn, ctx, index, ctx.arithmetic(index) if ctx.program.functions[index] is fn else {})
     body, uses_flag, structured = None, False, False
     if not force_dispatch:
         try:
@@ -970,7 +982,7 @@ def translate_function(fn, index: int, ctx: _Context, force_dispatch: bool = Fal
     if body is None:
         body = dispatch(blocks)
     generator = index in ctx.generators
-    params = [f"l{i}=None" for i in range(fn.nparams)] + (["_dp=1"] if ctx.track_depth else [])
+    params = [f"l{i}=None" for i in range(fn.nparams)] + (["_dp=1"] if index in ctx.depth.counted else [])
     head = [(f"def f{index}({', '.join(params)}):", -1), ("    global _steps", -1)]
     others = [f"l{i}" for i in read_before_set(fn)]
     if others:
@@ -1018,9 +1030,9 @@ def _suspends_itself(fn) -> bool:
 
 
 def analyse(program) -> _Context:
-    """Which functions are generators, and whether calls can nest deep enough to need counting."""
+    """Which functions are generators, and which know (and test) how deep calls nest."""
     functions = program.functions
-    performs = [any(op == O.PERFORM for op, _ in fn.code) for fn in functions]
+    performs = [_performs(fn) for fn in functions]
     bodies = sorted({a.body for a in program.actions}) if any(performs) else []
     # What each function may start: the functions it calls, and every action body if it performs.
     edges = [_callees(fn, program) + (bodies if p else []) for fn, p in zip(functions, performs)]
@@ -1037,33 +1049,79 @@ def analyse(program) -> _Context:
             if any(t in generators for t in group) and not generators.issuperset(group):
                 generators.update(group)
                 changed = True
-    return _Context(program, generators, not _shallow(edges))
+    # One call site (PERFORM, a behaviour field) may start any of a group: all know their depth or none.
+    return _Context(program, generators, _depth_plan(edges, groups + [sorted({a.body for a in program.actions})]))
 
 
-def _shallow(edges: list) -> bool:
-    """True when no chain of calls can exceed the depth limit: no cycle, and short chains.
+def _performs(fn) -> bool:
+    return any(op == O.PERFORM for op, _ in fn.code)
 
-    A function's height (the longest chain it starts) is known once its callees' are:
-    functions are taken in that order; any left over are on a cycle.
+
+@dataclass
+class DepthPlan:
+    """Where the fast path follows the interpreter's depth limit.
+
+    The interpreter refuses a call made from its frame number MAX_DEPTH + 1 (runaway
+    recursion). A function whose frames can never be that deep tests nothing; only a
+    function reached through a cycle of calls, or at the end of a very long chain, does
+    (`checked`). A function knows its depth (its `_dp` parameter, the interpreter's frame
+    count) when it tests it or passes it on to a callee that knows it (`counted`); the
+    others take no parameter and their callers pass none.
     """
-    callees = [list(dict.fromkeys(targets)) for targets in edges]
+    counted: set
+    checked: set
+
+    def bodies_counted(self, program) -> bool:
+        """Whether PERFORM passes the depth (action bodies are all counted or none is)."""
+        return bool(program.actions) and program.actions[0].body in self.counted
+
+
+def _depth_plan(edges: list, groups: list) -> DepthPlan:
+    deepest = _deepest_frames(edges)
+    # `+ 1`: a card test's step, added later, may start any function from one level down.
+    checked = {n for n, d in enumerate(deepest) if edges[n] and (d is None or d + 1 > MAX_DEPTH)}
     callers: list = [[] for _ in edges]
-    for n, targets in enumerate(callees):
-        for t in targets:
+    for n, targets in enumerate(edges):
+        for t in set(targets):
             callers[t].append(n)
-    waiting = [len(targets) for targets in callees]
+    counted: set = set()
+    pending = list(checked)
+    while pending:
+        while pending:  # whoever calls a function that knows its depth passes it on
+            n = pending.pop()
+            if n not in counted:
+                counted.add(n)
+                pending.extend(callers[n])
+        for group in groups:
+            if any(t in counted for t in group):
+                pending.extend(t for t in group if t not in counted)
+    return DepthPlan(counted, checked)
+
+
+def _deepest_frames(edges: list) -> list:
+    """The deepest frame number each function may run at when any function may be started
+    at frame 1, or None when a cycle of calls leads to it (any depth).
+
+    A function's deepest frame is known once its callers' are: functions are taken in that
+    order; those left over are on a cycle or below one.
+    """
+    callees = [set(targets) for targets in edges]
+    waiting = [0] * len(edges)
+    for targets in callees:
+        for t in targets:
+            waiting[t] += 1
+    deepest = [1] * len(edges)
+    done = [False] * len(edges)
     ready = [n for n, w in enumerate(waiting) if w == 0]
-    height = [0] * len(edges)
-    done = 0
     while ready:
         n = ready.pop()
-        done += 1
-        height[n] = 1 + max((height[t] for t in callees[n]), default=0)
-        for c in callers[n]:
-            waiting[c] -= 1
-            if waiting[c] == 0:
-                ready.append(c)
-    return done == len(edges) and max(height, default=0) < MAX_DEPTH
+        done[n] = True
+        for t in callees[n]:
+            deepest[t] = max(deepest[t], deepest[n] + 1)
+            waiting[t] -= 1
+            if waiting[t] == 0:
+                ready.append(t)
+    return [d if ok else None for d, ok in zip(deepest, done)]
 
 
 @dataclass
