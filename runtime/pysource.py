@@ -829,6 +829,18 @@ TRANSLATIONS = {
 _BY_CODE = [TRANSLATIONS[op.name] for op in O.OPS]
 
 
+def _mark_sequences(w: _BlockWriter, depths) -> None:
+    """The operands runtime/ranges.py proved to be lists or texts are never zones. The
+    instruction about to run takes them off the stack, so a local's value (LOCAL) may be
+    read as a plain expression: no store can come between."""
+    if type(depths) is not frozenset:
+        return
+    for depth in depths:
+        text, kind, ref = w.stack[-1 - depth]
+        if ref != ZONE_VALUE:
+            w.stack[-1 - depth] = (text, STABLE if kind == LOCAL else kind, NOT_ZONE)
+
+
 # ------------------------------------------------------------------ one function
 def _blocks(fn, ctx: _Context, index: int, arithmetic: dict) -> list:
     """The function's basic blocks, translated, indexed from 0 (the entry)."""
@@ -870,6 +882,7 @@ def _blocks(fn, ctx: _Context, index: int, arithmetic: dict) -> list:
                 w.key = key
             w.pc = pc
             op, arg = code[pc]
+            _mark_sequences(w, arithmetic.get(pc))
             _BY_CODE[op](w, arg)
         if code[end - 1][0] not in _BRANCHES:
             w.end_block((end,) if end < len(code) else ())

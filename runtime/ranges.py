@@ -16,6 +16,11 @@ arithmetic on numbers, loop indexes, and the results of functions whose every
 (`while k < 3` keeps `k + 1` small; `if n > 0` makes `n - 1` non-negative). A loop
 head whose ranges keep growing is widened to infinity after a few turns, so the
 analysis always ends; what stays unknown stays checked.
+
+Besides numbers, a value may be known to be a list or a text (SEQUENCE): lists and
+texts made in place, sums with one, builtins and functions that return one, and an
+entry field that holds one in every entry. An instruction that takes a list or a
+zone (`in`, `len`, a loop) then reads such an operand as it is: it is never a zone.
 """
 from __future__ import annotations
 
@@ -37,8 +42,14 @@ SEQUENCE = "sequence"      # a list or a text (what `+` joins): the one kind of 
 BARE = "bare"              # both operands are numbers and the result stays in bounds
 NUMBERS = "numbers"        # an operand is a number, so the sum is one (an ADD needs no type test)
 SEQUENCES = "sequences"    # an ADD with an operand that is a list or a text: its sum is one too
+# and per pc of an instruction that takes a list or a zone (_TAKES_COLLECTION): a frozenset
+# of the depths (0: the top) of its operands known to be lists or texts, never zones, so
+# the translator reads them as they are instead of testing for a zone when they run.
 
 _ARITHMETIC = (O.ADD, O.SUB, O.MUL)
+_TAKES_COLLECTION = {O.IN: lambda arg: 1, O.TO_LIST: lambda arg: 1, O.ITER_START: lambda arg: 1,
+                     O.CALL_BUILTIN: lambda arg: arg[1]}
+_ANALYSED = set(_ARITHMETIC) | set(_TAKES_COLLECTION)
 _COUNTING_BUILTINS = {"len", "count_face", "count_of"}
 # Instructions whose result is a list or a text (a list is a tuple or a Python list).
 _MAKES_SEQUENCE = {O.NEW_LIST, O.BUILD_LIST, O.TO_LIST, O.FREEZE, O.TEXT}
@@ -160,20 +171,32 @@ class Ranges:
 
     def __init__(self, program):
         self.program = program
+        self._fields = None        # entry field -> SEQUENCE where every entry holding it holds one
         self._returns: dict = {}   # function index -> range of what it returns (None: unknown)
         self._verdicts: dict = {}  # function index -> {pc: BARE, NUMBERS or SEQUENCES}
         self._depth = 0            # callees being analysed for a caller's analysis
 
     def verdicts(self, index: int) -> dict:
         fn = self.program.functions[index]
-        if not any(op in _ARITHMETIC for op, _ in fn.code):
+        if not any(op in _ANALYSED for op, _ in fn.code):
             return {}
         known = self._verdicts.get(index)
         if known is None or known[0] is not fn:
-            verdicts, returns = _analyse(fn, self._returned)
+            verdicts, returns = _analyse(fn, self._returned, self._field_kinds())
             self._returns[index] = (fn, returns)
             known = self._verdicts[index] = (fn, verdicts)
         return known[1]
+
+    def _field_kinds(self) -> dict:
+        """A field that is a list or a text in every entry that has it reads as one
+        (reading it from an entry without it fails before any value is made)."""
+        if self._fields is None:
+            kinds: dict = {}
+            for fields in self.program.entries.values():
+                for name, value in fields.items():
+                    kinds[name] = _join(kinds.get(name, SEQUENCE), _constant(value))
+            self._fields = {name: kind for name, kind in kinds.items() if kind == SEQUENCE}
+        return self._fields
 
     def _returned(self, index: int):
         functions = self.program.functions
@@ -186,7 +209,7 @@ class Ranges:
         self._returns[index] = (fn, None)  # a call of itself on the way: unknown
         self._depth += 1
         try:
-            verdicts, returns = _analyse(fn, self._returned)
+            verdicts, returns = _analyse(fn, self._returned, self._field_kinds())
         finally:
             self._depth -= 1
         self._returns[index] = (fn, returns)
@@ -194,8 +217,9 @@ class Ranges:
         return returns
 
 
-def _analyse(fn, returned) -> tuple[dict, object]:
-    """({pc: verdict} for the function's ADD/SUB/MUL, the range of what it returns).
+def _analyse(fn, returned, fields: dict) -> tuple[dict, object]:
+    """({pc: verdict} for the function's ADD/SUB/MUL and collection operands, the range of
+    what it returns).
 
     States are kept where blocks start (where a jump lands or after a branch); a block
     runs straight from its state to its branch."""
@@ -224,7 +248,11 @@ def _analyse(fn, returned) -> tuple[dict, object]:
             if op == O.RETURN:
                 returns.append(stack[-1].value)
                 break
-            out = _step(op, arg, pc, locs, stack, verdicts, returned)
+            takes = _TAKES_COLLECTION.get(op)
+            if takes is not None:
+                verdicts[pc] = frozenset(depth for depth in range(takes(arg))
+                                         if stack[-1 - depth].value == SEQUENCE) or None
+            out = _step(op, arg, pc, locs, stack, verdicts, returned, fields)
             if len(out) == 1 and out[0][0] == pc + 1 and pc + 1 not in leaders:
                 pc, (locs, stack) = out[0][0], out[0][1]
                 continue
@@ -298,7 +326,7 @@ def _load(locs: dict, stack: list, slot: int) -> None:
     stack.append(_Item(locs.get(slot), slot))
 
 
-def _step(op: int, arg, pc: int, locs: dict, stack: list, verdicts: dict, returned) -> list:
+def _step(op: int, arg, pc: int, locs: dict, stack: list, verdicts: dict, returned, fields: dict) -> list:
     """Run one instruction on the abstract state; [(next pc, state)] for where it goes."""
     after = pc + 1
     if op in (O.ADD, O.SUB, O.MUL):
@@ -356,6 +384,8 @@ def _step(op: int, arg, pc: int, locs: dict, stack: list, verdicts: dict, return
         stack.append(_Item(SEQUENCE))
     elif op == O.CALL_BUILTIN:
         _builtin(arg, stack)
+    elif op == O.ENTRY_FIELD:
+        stack[-1] = _Item(fields.get(arg))
     elif op in (O.CALL, O.CALL_MEMO):
         del stack[len(stack) - arg[1]:]
         stack.append(_Item(returned(arg[0])))

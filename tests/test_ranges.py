@@ -98,3 +98,34 @@ def test_both_engines_agree_on_results_and_on_the_number_that_grows_too_big(prog
     assert said_interp == said_fast and said_interp == ["3 0 1536 6 4, 1 14"]
     assert (err_interp.code, err_interp.message, err_interp.line) == (err_fast.code, err_fast.message, err_fast.line)
     assert err_interp.code == "E0504"
+
+
+LISTS = """
+zone table
+fn evens() -> list[int] { return [2, 4] }
+fn found(x: int) -> bool {
+  let xs = evens() + [6]
+  return x in xs and len(xs) > 2
+}
+fn anywhere(x: int, xs: list[int]) -> bool { return x in xs }
+proc play() { log "{found(4)} {found(5)} {anywhere(2, evens())} {len(table)}" }
+fn score(p: player) -> int { return 0 }
+"""
+
+
+def source_of(prog, name: str) -> str:
+    index = next(i for i, fn in enumerate(prog.functions) if fn.name == name)
+    return translate(prog, [index]).text
+
+
+def test_a_value_proved_a_list_is_read_without_the_zone_test(tmp_path):
+    write_pack(tmp_path, {"main.rune": LISTS})
+    prog = compiled(tmp_path)
+    assert "_Zone" not in source_of(prog, "fn found")        # a called fn's list, and a sum of lists
+    assert "_Zone" in source_of(prog, "fn anywhere")         # a parameter may be a zone: tested
+    said = []
+    for engine in ("interp", "fast"):
+        match = Match(prog, [FirstAgent()], 1, resolve_options(prog, {}), 1, record=True, engine=engine)
+        match.run()
+        said.append([e["text"] for e in match.events if e["type"] == "say"])
+    assert said[0] == said[1] == ["yes no yes 0"]
