@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 from . import opcodes as O
 from .builtins import BUILTINS
-from .ranges import BARE, NUMBERS, SEQUENCES, Ranges
+from .ranges import BARE, IN_BOUNDS, NUMBERS, SEQUENCES, Ranges
 from .scripting import MAX_DEPTH
 from .structure import Arm, Block, Unstructured, dispatch, structure
 
@@ -501,11 +501,14 @@ _LOCAL_NAME = re.compile(r"l\d+")
 
 def _index(w, arg):
     """INDEX tests the bounds in place and calls _index (which says what is wrong) only when
-    they fail. Where evaluating the index could fail (it is neither a number written out nor
+    they fail (not at all where runtime/ranges.py proved the index inside a tuple's
+    length). Where evaluating the index could fail (it is neither a number written out nor
     a local) after the list's own evaluation failed, the call keeps the interpreter's order."""
     i = w.pop()
     a = w.pop()
-    if _LOCAL_NAME.fullmatch(a) and (_LOCAL_NAME.fullmatch(i) or i.isdigit()):
+    if w.arithmetic.get(w.pc) == IN_BOUNDS:  # runtime/ranges.py proved it: no test
+        w.push(f"({a})[{i}]")
+    elif _LOCAL_NAME.fullmatch(a) and (_LOCAL_NAME.fullmatch(i) or i.isdigit()):
         w.push(f"({a}[{i}] if 0 <= {i} < _len({a}) else _index({a}, {i}))")
     elif i.isdigit():
         w.push(f"(_t[{i}] if {i} < _len(_t := {a}) else _index(_t, {i}))")

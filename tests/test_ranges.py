@@ -108,7 +108,27 @@ fn found(x: int) -> bool {
   return x in xs and len(xs) > 2
 }
 fn anywhere(x: int, xs: list[int]) -> bool { return x in xs }
-proc play() { log "{found(4)} {found(5)} {anywhere(2, evens())} {len(table)}" }
+fn third(k: int) -> int {
+  let t = [1, 2, 3]
+  return t[2] + t[k % 3] + evens()[1]
+}
+fn grown() -> int {
+  let t = [0]
+  let k = 0
+  while k < 50 {
+    t = t + [k]
+    k += 1
+  }
+  return t[50]
+}
+fn past() -> int {
+  let t = [1, 2]
+  return t[len(t)]
+}
+proc play() {
+  log "{found(4)} {found(5)} {anywhere(2, evens())} {len(table)} {third(4)} {grown()}"
+  log "{past()}"
+}
 fn score(p: player) -> int { return 0 }
 """
 
@@ -118,14 +138,18 @@ def source_of(prog, name: str) -> str:
     return translate(prog, [index]).text
 
 
-def test_a_value_proved_a_list_is_read_without_the_zone_test(tmp_path):
+def test_values_proved_lists_are_read_without_the_zone_or_bounds_test(tmp_path):
     write_pack(tmp_path, {"main.rune": LISTS})
     prog = compiled(tmp_path)
     assert "_Zone" not in source_of(prog, "fn found")        # a called fn's list, and a sum of lists
     assert "_Zone" in source_of(prog, "fn anywhere")         # a parameter may be a zone: tested
+    assert "_index" not in source_of(prog, "fn third")       # indexes proved inside the tuples
+    assert "_index" in source_of(prog, "fn past")            # one past the end: still tested
+    assert "_index" in source_of(prog, "fn grown")           # a length that grows in a loop: tested
     said = []
     for engine in ("interp", "fast"):
         match = Match(prog, [FirstAgent()], 1, resolve_options(prog, {}), 1, record=True, engine=engine)
         match.run()
         said.append([e["text"] for e in match.events if e["type"] == "say"])
-    assert said[0] == said[1] == ["yes no yes 0"]
+    assert said[0] == said[1]
+    assert said[0][0] == "yes no yes 0 9 49" and "index 2 is outside a list of 2" in said[0][1]
