@@ -31,6 +31,7 @@ from typing import NamedTuple
 
 from . import opcodes as O
 from .builtins import BUILTINS, INT_BOUND
+from .scripting import MAX_LENGTH
 
 INF = float("inf")
 ANY_NUMBER = (-INF, INF)
@@ -42,7 +43,7 @@ MAX_CALLEES_DEEP = 40      # a chain of calls followed for what they return (Pyt
 SEQUENCE = "sequence"      # a list or a text (what `+` joins), or a tuple (ListOf) as below
 
 # The verdicts the translator reads, per pc of an ADD, SUB or MUL:
-BARE = "bare"              # both operands are numbers and the result stays in bounds
+BARE = "bare"              # both operands are numbers (or tuples) and the result stays in bounds
 NUMBERS = "numbers"        # an operand is a number, so the sum is one (an ADD needs no type test)
 SEQUENCES = "sequences"    # an ADD with an operand that is a list or a text: its sum is one too
 # and per pc of an instruction that takes a list or a zone (_TAKES_COLLECTION): a frozenset
@@ -371,10 +372,13 @@ def _step(op: int, arg, pc: int, locs: dict, stack: list, verdicts: dict, return
             stack.append(_Item(_clip(value)))
         elif op == O.ADD and (_sequence(a.value) or _sequence(b.value)):
             # a list or text added to anything is a list or text, or fails
-            verdicts[pc] = SEQUENCES
-            joined = type(a.value) is ListOf and type(b.value) is ListOf
-            stack.append(_Item(ListOf(_arith(O.ADD, a.value.length, b.value.length), _join(a.value.item, b.value.item))
-                               if joined else SEQUENCE))
+            if type(a.value) is ListOf and type(b.value) is ListOf:  # two tuples: a tuple
+                length = _arith(O.ADD, a.value.length, b.value.length)
+                verdicts[pc] = BARE if length[1] <= MAX_LENGTH else SEQUENCES
+                stack.append(_Item(ListOf(length, _join(a.value.item, b.value.item))))
+            else:
+                verdicts[pc] = SEQUENCES
+                stack.append(_Item(SEQUENCE))
         else:
             # a number added to anything else is a number or fails; `- *` only make numbers
             number = op != O.ADD or _number(a.value) or _number(b.value)
