@@ -508,7 +508,9 @@ def _index(w, arg):
     a = w.pop()
     if w.arithmetic.get(w.pc) == IN_BOUNDS:  # runtime/ranges.py proved it: no test
         w.push(f"({a})[{i}]")
-    elif _LOCAL_NAME.fullmatch(a) and (_LOCAL_NAME.fullmatch(i) or i.isdigit()):
+    elif _LOCAL_NAME.fullmatch(a) and i.isdigit():  # a number written out is never negative
+        w.push(f"({a}[{i}] if {i} < _len({a}) else _index({a}, {i}))")
+    elif _LOCAL_NAME.fullmatch(a) and _LOCAL_NAME.fullmatch(i):
         w.push(f"({a}[{i}] if 0 <= {i} < _len({a}) else _index({a}, {i}))")
     elif i.isdigit():
         w.push(f"(_t[{i}] if {i} < _len(_t := {a}) else _index(_t, {i}))")
