@@ -203,9 +203,9 @@ class Ranges:
 
     def __init__(self, program):
         self.program = program
-        self._fields = None        # entry field -> SEQUENCE where every entry holding it holds one
+        self._fields = None        # entry field -> SEQUENCE or ListOf where every entry holding it holds one
         self._returns: dict = {}   # function index -> range of what it returns (None: unknown)
-        self._verdicts: dict = {}  # function index -> {pc: BARE, NUMBERS or SEQUENCES}
+        self._verdicts: dict = {}  # function index -> {pc: a verdict (see above)}
         self._depth = 0            # callees being analysed for a caller's analysis
 
     def verdicts(self, index: int) -> dict:
