@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 from . import opcodes as O
 from .builtins import BUILTINS
-from .ranges import BARE, NUMBERS, SEQUENCES, Ranges
+from .ranges import BARE, IN_BOUNDS, NUMBERS, SEQUENCES, Ranges
 from .scripting import MAX_DEPTH
 from .structure import Arm, Block, Unstructured, dispatch, structure
 
@@ -501,11 +501,16 @@ _LOCAL_NAME = re.compile(r"l\d+")
 
 def _index(w, arg):
     """INDEX tests the bounds in place and calls _index (which says what is wrong) only when
-    they fail. Where evaluating the index could fail (it is neither a number written out nor
+    they fail (not at all where runtime/ranges.py proved the index inside a tuple's
+    length). Where evaluating the index could fail (it is neither a number written out nor
     a local) after the list's own evaluation failed, the call keeps the interpreter's order."""
     i = w.pop()
     a = w.pop()
-    if _LOCAL_NAME.fullmatch(a) and (_LOCAL_NAME.fullmatch(i) or i.isdigit()):
+    if w.arithmetic.get(w.pc) == IN_BOUNDS:  # runtime/ranges.py proved it: no test
+        w.push(f"({a})[{i}]")
+    elif _LOCAL_NAME.fullmatch(a) and i.isdigit():  # a number written out is never negative
+        w.push(f"({a}[{i}] if {i} < _len({a}) else _index({a}, {i}))")
+    elif _LOCAL_NAME.fullmatch(a) and _LOCAL_NAME.fullmatch(i):
         w.push(f"({a}[{i}] if 0 <= {i} < _len({a}) else _index({a}, {i}))")
     elif i.isdigit():
         w.push(f"(_t[{i}] if {i} < _len(_t := {a}) else _index(_t, {i}))")
@@ -829,6 +834,18 @@ TRANSLATIONS = {
 _BY_CODE = [TRANSLATIONS[op.name] for op in O.OPS]
 
 
+def _mark_sequences(w: _BlockWriter, depths) -> None:
+    """The operands runtime/ranges.py proved to be lists or texts are never zones. The
+    instruction about to run takes them off the stack, so a local's value (LOCAL) may be
+    read as a plain expression: no store can come between."""
+    if type(depths) is not frozenset:
+        return
+    for depth in depths:
+        text, kind, ref = w.stack[-1 - depth]
+        if ref != ZONE_VALUE:
+            w.stack[-1 - depth] = (text, STABLE if kind == LOCAL else kind, NOT_ZONE)
+
+
 # ------------------------------------------------------------------ one function
 def _blocks(fn, ctx: _Context, index: int, arithmetic: dict) -> list:
     """The function's basic blocks, translated, indexed from 0 (the entry)."""
@@ -870,6 +887,7 @@ def _blocks(fn, ctx: _Context, index: int, arithmetic: dict) -> list:
                 w.key = key
             w.pc = pc
             op, arg = code[pc]
+            _mark_sequences(w, arithmetic.get(pc))
             _BY_CODE[op](w, arg)
         if code[end - 1][0] not in _BRANCHES:
             w.end_block((end,) if end < len(code) else ())

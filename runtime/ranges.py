@@ -16,13 +16,22 @@ arithmetic on numbers, loop indexes, and the results of functions whose every
 (`while k < 3` keeps `k + 1` small; `if n > 0` makes `n - 1` non-negative). A loop
 head whose ranges keep growing is widened to infinity after a few turns, so the
 analysis always ends; what stays unknown stays checked.
+
+Besides numbers, a value may be known to be a list or a text (SEQUENCE): lists and
+texts made in place, sums with one, builtins and functions that return one, and an
+entry field that holds one in every entry. An instruction that takes a list or a
+zone (`in`, `len`, a loop) then reads such an operand as it is: it is never a zone.
+A tuple (ListOf) is known further: its length's range and what its items hold, so an
+index inside the shortest length it may have cannot fail (IN_BOUNDS).
 """
 from __future__ import annotations
 
 import heapq
+from typing import NamedTuple
 
 from . import opcodes as O
 from .builtins import BUILTINS, INT_BOUND
+from .scripting import MAX_LENGTH
 
 INF = float("inf")
 ANY_NUMBER = (-INF, INF)
@@ -31,17 +40,47 @@ COUNT = (0, 1 << 63)       # a length or a count: a Python sequence holds fewer 
 WIDEN_AFTER = 6            # changes of a block's state before its growing ranges are widened
 MAX_CALLEES_DEEP = 40      # a chain of calls followed for what they return (Python's stack)
 
-SEQUENCE = "sequence"      # a list or a text (what `+` joins): the one kind of value besides numbers
+SEQUENCE = "sequence"      # a list or a text (what `+` joins), or a tuple (ListOf) as below
 
 # The verdicts the translator reads, per pc of an ADD, SUB or MUL:
-BARE = "bare"              # both operands are numbers and the result stays in bounds
+BARE = "bare"              # both operands are numbers (or tuples) and the result stays in bounds
 NUMBERS = "numbers"        # an operand is a number, so the sum is one (an ADD needs no type test)
 SEQUENCES = "sequences"    # an ADD with an operand that is a list or a text: its sum is one too
+# and per pc of an instruction that takes a list or a zone (_TAKES_COLLECTION): a frozenset
+# of the depths (0: the top) of its operands known to be lists or texts, never zones, so
+# the translator reads them as they are instead of testing for a zone when they run;
+IN_BOUNDS = "in bounds"    # and per pc of an INDEX: the index lies inside the tuple's length
 
 _ARITHMETIC = (O.ADD, O.SUB, O.MUL)
+_TAKES_COLLECTION = {O.IN: lambda arg: 1, O.TO_LIST: lambda arg: 1, O.ITER_START: lambda arg: 1,
+                     O.CALL_BUILTIN: lambda arg: arg[1]}
+_ANALYSED = set(_ARITHMETIC) | set(_TAKES_COLLECTION) | {O.INDEX}
 _COUNTING_BUILTINS = {"len", "count_face", "count_of"}
 # Instructions whose result is a list or a text (a list is a tuple or a Python list).
-_MAKES_SEQUENCE = {O.NEW_LIST, O.BUILD_LIST, O.TO_LIST, O.FREEZE, O.TEXT}
+_MAKES_SEQUENCE = {O.NEW_LIST, O.TO_LIST, O.FREEZE, O.TEXT, O.PLAYERS}
+
+
+class ListOf(NamedTuple):
+    """A tuple (never changed in place, unlike a list made by NEW_LIST and appended to):
+    its length's range and what is known of every item. An item is never itself a ListOf
+    (it is SEQUENCE then), so nesting cannot grow without end in a loop."""
+    length: tuple
+    item: object
+
+
+def _sequence(v) -> bool:
+    return v == SEQUENCE or type(v) is ListOf
+
+
+def _as_item(v):
+    return SEQUENCE if type(v) is ListOf else v
+
+
+def _list_of(values: list) -> ListOf:
+    item = _as_item(values[0]) if values else None
+    for v in values[1:]:
+        item = _join(item, _as_item(v))
+    return ListOf((len(values), len(values)), item)
 
 
 _BUILTIN_NAMES = [b.name for b in BUILTINS]
@@ -50,7 +89,9 @@ _BUILTIN_NAMES = [b.name for b in BUILTINS]
 def _constant(value):
     if type(value) is int:
         return (value, value)
-    return SEQUENCE if type(value) in (tuple, str) else None
+    if type(value) is tuple:
+        return _list_of([_constant(v) for v in value])
+    return SEQUENCE if type(value) is str else None
 
 
 def _number(v) -> bool:
@@ -62,7 +103,9 @@ def _join(a, b):
         return a
     if type(a) is tuple and type(b) is tuple:  # two numbers (see _number)
         return (min(a[0], b[0]), max(a[1], b[1]))
-    return None
+    if type(a) is ListOf and type(b) is ListOf:
+        return ListOf(_join(a.length, b.length), _join(a.item, b.item))
+    return SEQUENCE if _sequence(a) and _sequence(b) else None
 
 
 def _known(v) -> bool:
@@ -160,20 +203,33 @@ class Ranges:
 
     def __init__(self, program):
         self.program = program
+        self._fields = None        # entry field -> SEQUENCE or ListOf where every entry holding it holds one
         self._returns: dict = {}   # function index -> range of what it returns (None: unknown)
-        self._verdicts: dict = {}  # function index -> {pc: BARE, NUMBERS or SEQUENCES}
+        self._verdicts: dict = {}  # function index -> {pc: a verdict (see above)}
         self._depth = 0            # callees being analysed for a caller's analysis
 
     def verdicts(self, index: int) -> dict:
         fn = self.program.functions[index]
-        if not any(op in _ARITHMETIC for op, _ in fn.code):
+        if not any(op in _ANALYSED for op, _ in fn.code):
             return {}
         known = self._verdicts.get(index)
         if known is None or known[0] is not fn:
-            verdicts, returns = _analyse(fn, self._returned)
+            verdicts, returns = _analyse(fn, self._returned, self._field_kinds())
             self._returns[index] = (fn, returns)
             known = self._verdicts[index] = (fn, verdicts)
         return known[1]
+
+    def _field_kinds(self) -> dict:
+        """A field that is a list or a text in every entry that has it reads as one
+        (reading it from an entry without it fails before any value is made)."""
+        if self._fields is None:
+            kinds: dict = {}
+            for fields in self.program.entries.values():
+                for name, value in fields.items():
+                    kind = _constant(value)
+                    kinds[name] = _join(kinds[name], kind) if name in kinds else kind
+            self._fields = {name: kind for name, kind in kinds.items() if _sequence(kind)}
+        return self._fields
 
     def _returned(self, index: int):
         functions = self.program.functions
@@ -186,7 +242,7 @@ class Ranges:
         self._returns[index] = (fn, None)  # a call of itself on the way: unknown
         self._depth += 1
         try:
-            verdicts, returns = _analyse(fn, self._returned)
+            verdicts, returns = _analyse(fn, self._returned, self._field_kinds())
         finally:
             self._depth -= 1
         self._returns[index] = (fn, returns)
@@ -194,8 +250,9 @@ class Ranges:
         return returns
 
 
-def _analyse(fn, returned) -> tuple[dict, object]:
-    """({pc: verdict} for the function's ADD/SUB/MUL, the range of what it returns).
+def _analyse(fn, returned, fields: dict) -> tuple[dict, object]:
+    """({pc: verdict} for the function's ADD/SUB/MUL and collection operands, the range of
+    what it returns).
 
     States are kept where blocks start (where a jump lands or after a branch); a block
     runs straight from its state to its branch."""
@@ -224,7 +281,11 @@ def _analyse(fn, returned) -> tuple[dict, object]:
             if op == O.RETURN:
                 returns.append(stack[-1].value)
                 break
-            out = _step(op, arg, pc, locs, stack, verdicts, returned)
+            takes = _TAKES_COLLECTION.get(op)
+            if takes is not None:
+                verdicts[pc] = frozenset(depth for depth in range(takes(arg))
+                                         if _sequence(stack[-1 - depth].value)) or None
+            out = _step(op, arg, pc, locs, stack, verdicts, returned, fields)
             if len(out) == 1 and out[0][0] == pc + 1 and pc + 1 not in leaders:
                 pc, (locs, stack) = out[0][0], out[0][1]
                 continue
@@ -281,6 +342,8 @@ def _join_locals(a: dict, b: dict) -> dict:
 
 
 def _widen(old, new):
+    if type(old) is ListOf and type(new) is ListOf:
+        return ListOf(_widen(old.length, new.length), _widen(old.item, new.item))
     if not (_number(old) and _number(new)):
         return _join(old, new)
     return (old[0] if new[0] >= old[0] else -INF, old[1] if new[1] <= old[1] else INF)
@@ -298,7 +361,7 @@ def _load(locs: dict, stack: list, slot: int) -> None:
     stack.append(_Item(locs.get(slot), slot))
 
 
-def _step(op: int, arg, pc: int, locs: dict, stack: list, verdicts: dict, returned) -> list:
+def _step(op: int, arg, pc: int, locs: dict, stack: list, verdicts: dict, returned, fields: dict) -> list:
     """Run one instruction on the abstract state; [(next pc, state)] for where it goes."""
     after = pc + 1
     if op in (O.ADD, O.SUB, O.MUL):
@@ -307,10 +370,15 @@ def _step(op: int, arg, pc: int, locs: dict, stack: list, verdicts: dict, return
             value = _arith(op, a.value, b.value)
             verdicts[pc] = BARE if _known(value) else NUMBERS
             stack.append(_Item(_clip(value)))
-        elif op == O.ADD and SEQUENCE in (a.value, b.value):
+        elif op == O.ADD and (_sequence(a.value) or _sequence(b.value)):
             # a list or text added to anything is a list or text, or fails
-            verdicts[pc] = SEQUENCES
-            stack.append(_Item(SEQUENCE))
+            if type(a.value) is ListOf and type(b.value) is ListOf:  # two tuples: a tuple
+                length = _arith(O.ADD, a.value.length, b.value.length)
+                verdicts[pc] = BARE if length[1] <= MAX_LENGTH else SEQUENCES
+                stack.append(_Item(ListOf(length, _join(a.value.item, b.value.item))))
+            else:
+                verdicts[pc] = SEQUENCES
+                stack.append(_Item(SEQUENCE))
         else:
             # a number added to anything else is a number or fails; `- *` only make numbers
             number = op != O.ADD or _number(a.value) or _number(b.value)
@@ -349,6 +417,15 @@ def _step(op: int, arg, pc: int, locs: dict, stack: list, verdicts: dict, return
     elif op == O.NEG:
         a = stack.pop().value
         stack.append(_Item((-a[1], -a[0]) if _number(a) else ANY_NUMBER))
+    elif op == O.BUILD_LIST:
+        values = [item.value for item in stack[len(stack) - arg:]] if arg else []
+        del stack[len(stack) - arg:]
+        stack.append(_Item(_list_of(values)))
+    elif op == O.INDEX:
+        i, a = stack.pop().value, stack.pop().value
+        listed = type(a) is ListOf
+        verdicts[pc] = IN_BOUNDS if listed and _number(i) and 0 <= i[0] and i[1] < a.length[0] else None
+        stack.append(_Item(a.item if listed else None))
     elif op in _MAKES_SEQUENCE:
         pops, _ = O.stack_effect(op, arg)
         if pops:
@@ -356,6 +433,8 @@ def _step(op: int, arg, pc: int, locs: dict, stack: list, verdicts: dict, return
         stack.append(_Item(SEQUENCE))
     elif op == O.CALL_BUILTIN:
         _builtin(arg, stack)
+    elif op == O.ENTRY_FIELD:
+        stack[-1] = _Item(fields.get(arg))
     elif op in (O.CALL, O.CALL_MEMO):
         del stack[len(stack) - arg[1]:]
         stack.append(_Item(returned(arg[0])))
@@ -410,7 +489,9 @@ def _builtin(arg, stack: list) -> None:
     del stack[len(stack) - argc:]
     name = _BUILTIN_NAMES[index]
     value = None
-    if name in _COUNTING_BUILTINS:
+    if name == "len" and type(args[0]) is ListOf:
+        value = args[0].length
+    elif name in _COUNTING_BUILTINS:
         value = COUNT
     elif BUILTINS[index].returns.startswith("list"):
         value = SEQUENCE

@@ -36,6 +36,9 @@ fn added(a: int, b: int) -> int {
 fn joined(xs: list[int]) -> list[int] {
   return xs + [1]
 }
+fn glued() -> list[int] {
+  return [1, 2] + [3]
+}
 fn pick(k: int) -> int {
   if k == 0 { return 0 - 1 }
   return 2
@@ -44,7 +47,7 @@ fn scaled(k: int) -> int {
   return 6 * pick(k) + k % 3 * 2
 }
 proc play() {
-  log "{counted()} {spent(table)} {doubled(3)} {added(2, 3)} {joined([4])} {scaled(4)}"
+  log "{counted()} {spent(table)} {doubled(3)} {added(2, 3)} {joined([4])} {scaled(4)} {glued()}"
   let big = 2
   while true { big = big * big }
 }
@@ -73,6 +76,7 @@ def proved(prog, name: str) -> list:
     ("doubled", [("ADD", NUMBERS)]),                 # grows without a bound: stays checked
     ("added", [("ADD", None), ("ADD", NUMBERS)]),    # parameters: a sum of what may be lists
     ("joined", [("ADD", SEQUENCES)]),                # a list added: only its length is tested
+    ("glued", [("ADD", BARE)]),                      # two short tuples: nothing to test
     ("scaled", [("MUL", BARE), ("MUL", BARE), ("ADD", BARE)]),  # pick() gives -1 or 2; k % 3 is 0..2
 ])
 def test_what_is_proved(prog, name, expected):
@@ -95,6 +99,61 @@ def run(prog, engine: str):
 def test_both_engines_agree_on_results_and_on_the_number_that_grows_too_big(prog):
     said_interp, err_interp = run(prog, "interp")
     said_fast, err_fast = run(prog, "fast")
-    assert said_interp == said_fast and said_interp == ["3 0 1536 6 4, 1 14"]
+    assert said_interp == said_fast and said_interp == ["3 0 1536 6 4, 1 14 1, 2, 3"]
     assert (err_interp.code, err_interp.message, err_interp.line) == (err_fast.code, err_fast.message, err_fast.line)
     assert err_interp.code == "E0504"
+
+
+LISTS = """
+zone table
+fn evens() -> list[int] { return [2, 4] }
+fn found(x: int) -> bool {
+  let xs = evens() + [6]
+  return x in xs and len(xs) > 2
+}
+fn anywhere(x: int, xs: list[int]) -> bool { return x in xs }
+fn third(k: int) -> int {
+  let t = [1, 2, 3]
+  return t[2] + t[k % 3] + evens()[1]
+}
+fn grown() -> int {
+  let t = [0]
+  let k = 0
+  while k < 50 {
+    t = t + [k]
+    k += 1
+  }
+  return t[50]
+}
+fn past() -> int {
+  let t = [1, 2]
+  return t[len(t)]
+}
+proc play() {
+  log "{found(4)} {found(5)} {anywhere(2, evens())} {len(table)} {third(4)} {grown()}"
+  log "{past()}"
+}
+fn score(p: player) -> int { return 0 }
+"""
+
+
+def source_of(prog, name: str) -> str:
+    index = next(i for i, fn in enumerate(prog.functions) if fn.name == name)
+    return translate(prog, [index]).text
+
+
+def test_values_proved_lists_are_read_without_the_zone_or_bounds_test(tmp_path):
+    write_pack(tmp_path, {"main.rune": LISTS})
+    prog = compiled(tmp_path)
+    assert "_Zone" not in source_of(prog, "fn found")        # a called fn's list, and a sum of lists
+    assert "_Zone" in source_of(prog, "fn anywhere")         # a parameter may be a zone: tested
+    assert "_index" not in source_of(prog, "fn third")       # indexes proved inside the tuples
+    assert "_index" in source_of(prog, "fn past")            # one past the end: still tested
+    assert "_index" in source_of(prog, "fn grown")           # a length that grows in a loop: tested
+    said = []
+    for engine in ("interp", "fast"):
+        match = Match(prog, [FirstAgent()], 1, resolve_options(prog, {}), 1, record=True, engine=engine)
+        match.run()
+        said.append([e["text"] for e in match.events if e["type"] == "say"])
+    assert said[0] == said[1]
+    assert said[0][0] == "yes no yes 0 9 49" and "index 2 is outside a list of 2" in said[0][1]
