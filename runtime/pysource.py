@@ -351,8 +351,25 @@ def _in(w, arg):
     w.push(f"({a} in {_items_of(collection)})")
 
 
+# The ref of a TO_LIST of a known zone: its items as they are, uncopied (what ROLL reads)
+ZONE_ITEMS = "a zone's items"
+
+
 def _to_list(w, arg):
-    w.push(_items_of(w.pop_item(), snapshot=True))
+    item = w.pop_item()
+    if item[2] == ZONE_VALUE:
+        w.push(_items_of(item, snapshot=True), EXPR, (ZONE_ITEMS, _items_of(item)))
+    else:
+        w.push(_items_of(item, snapshot=True))
+
+
+def _roll(w, arg):
+    """A roll changes faces, never a zone's order: a zone's things still pending on the
+    stack are rolled from its own list, with no copy made first."""
+    text, _, ref = w.pop_item()
+    if type(ref) is tuple and ref[0] == ZONE_ITEMS:
+        text = ref[1]
+    w.stmt(CLEAR_MEMO, f"_W.roll({text})")
 
 
 def _build_list(w, n):
@@ -811,7 +828,7 @@ TRANSLATIONS = {
     "FREEZE": _unary("_tuple({x})"),
     "CREATE": _create,
     "DESTROY": _mutation("_W.destroy({0})", 1),
-    "ROLL": _mutation("_W.roll({0})", 1),
+    "ROLL": _roll,
     "SHUFFLE": _mutation("_W.shuffle({0})", 1),
     "RANDOM_FROM": _unary("_W.random_from({x})"),
     "TEXT": _text,
