@@ -40,7 +40,7 @@ from .structure import Arm, Block, Unstructured, dispatch, structure
 ATTRIBUTES = frozenset({"vars", "face", "entry", "zone", "owner", "seat", "items", "fields",
                         "cancelled", "append", "clear", "get", "move", "destroy", "roll",
                         "shuffle", "set_face", "create", "random_from", "narration", "quiet",
-                        "holders", "place", "ask_first"})
+                        "holders", "place", "ask_first", "move_all"})
 
 _BRANCHES = set(O.JUMP_TARGET) | {O.SWITCH_VAR, O.RETURN}
 
@@ -361,6 +361,17 @@ def _to_list(w, arg):
         w.push(_items_of(item, snapshot=True), EXPR, (ZONE_ITEMS, _items_of(item)))
     else:
         w.push(_items_of(item, snapshot=True))
+
+
+def _move(w, arg):
+    """Every thing of a zone still pending on the stack moves from its own list (move_all),
+    with no copy made first: the same moves as one by one, in its order."""
+    zone = w.pop_item()
+    text, _, ref = w.pop_item()
+    if type(ref) is tuple and ref[0] == ZONE_ITEMS:
+        w.stmt(CLEAR_MEMO, f"_W.move_all({ref[1]}, {zone[0]}, {_const(arg)})")
+    else:
+        w.stmt(CLEAR_MEMO, f"_W.move({text}, {zone[0]}, {_const(arg)})")
 
 
 def _roll(w, arg):
@@ -797,7 +808,7 @@ TRANSLATIONS = {
     "ENTRIES": _entries,
     "EQ": _binary("({a} == {b})"),
     "FOR_ITER": _for_iter,
-    "MOVE": _mutation("_W.move({0}, {1}, {arg})", 2),
+    "MOVE": _move,
     "EVENT_FIELD": lambda w, field: w.push(_field(w.pop(), field)),
     "MUL": _arithmetic("*"),
     "NEW_EVENT": _new_event,
