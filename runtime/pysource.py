@@ -40,7 +40,7 @@ from .structure import Arm, Block, Unstructured, dispatch, structure
 ATTRIBUTES = frozenset({"vars", "face", "entry", "zone", "owner", "seat", "items", "fields",
                         "cancelled", "append", "clear", "get", "move", "destroy", "roll",
                         "shuffle", "set_face", "create", "random_from", "narration", "quiet",
-                        "holders", "place", "ask_first", "move_all"})
+                        "holders", "place", "ask_first", "move_all", "remove", "insert"})
 
 _BRANCHES = set(O.JUMP_TARGET) | {O.SWITCH_VAR, O.RETURN}
 
@@ -370,6 +370,13 @@ def _move(w, arg):
     text, _, ref = w.pop_item()
     if type(ref) is tuple and ref[0] == ZONE_ITEMS:
         w.stmt(CLEAR_MEMO, f"_W.move_all({ref[1]}, {zone[0]}, {_const(arg)})")
+    elif arg in ("top", "bottom"):  # one thing, most moves, written in place (World.move's own steps)
+        join = "_md.items.insert(0, _mt)" if arg == "top" else "_md.items.append(_mt)"
+        w.stmt(CLEAR_MEMO, f"_mt, _md = {text}, {zone[0]}\n"
+                           f"if _type(_mt) is _Thing:\n"
+                           f"    if (_mo := _mt.zone) is not None: _mo.items.remove(_mt)\n"
+                           f"    _mt.zone = _md\n    {join}\n"
+                           f"else: _W.move(_mt, _md, {_const(arg)})")
     else:
         w.stmt(CLEAR_MEMO, f"_W.move({text}, {zone[0]}, {_const(arg)})")
 
