@@ -369,7 +369,7 @@ def _move(w, arg):
     zone = w.pop_item()
     text, _, ref = w.pop_item()
     if type(ref) is tuple and ref[0] == ZONE_ITEMS:
-        w.stmt(CLEAR_MEMO, f"_W.move_all({ref[1]}, {zone[0]}, {_const(arg)})")
+        w.stmt(CLEAR_MEMO, f"_mt, _md = {ref[1]}, {zone[0]}\nif _mt: _W.move_all(_mt, _md, {_const(arg)})")
     elif arg in ("top", "bottom"):  # one thing, most moves, written in place (World.move's own steps)
         join = "_md.items.insert(0, _mt)" if arg == "top" else "_md.items.append(_mt)"
         w.stmt(CLEAR_MEMO, f"_mt, _md = {text}, {zone[0]}\n"
