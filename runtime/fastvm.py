@@ -25,7 +25,7 @@ from .scripting import (CALL_BUDGET, DEFAULT_BUDGET, SCRIPT_FAILURES, Decision, 
                         behaviour, divide_down, divide_up, index_item, narrate, no_choice_here, no_player, not_an_entry,
                         remainder, check_nesting, script_error, secret_choice, too_deep)
 from .scripting import INT_BOUND, MAX_LENGTH, sized
-from .world import Event, World, Zone, owner_of
+from .world import Event, Thing, World, Zone, owner_of
 
 _MISS = object()
 
@@ -45,7 +45,7 @@ def _helpers(program) -> dict:
     names = {
         "__builtins__": {},
         "_len": len, "_tuple": tuple, "_list": list, "_type": type, "_min": min, "_max": max,
-        "_Zone": Zone, "_Event": Event, "_Decision": Decision, "_MISS": _MISS,
+        "_Zone": Zone, "_Thing": Thing, "_Event": Event, "_Decision": Decision, "_MISS": _MISS,
         "_oos": _oos, "_deep": too_deep, "_no_player": no_player, "_ran_off": _ran_off,
         "_index": index_item, "_mod": remainder, "_div_up": divide_up, "_div_down": divide_down,
         "_owner": owner_of, "_text": World.text_of, "_check_nesting": check_nesting, "_narrate": narrate,

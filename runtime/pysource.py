@@ -40,7 +40,7 @@ from .structure import Arm, Block, Unstructured, dispatch, structure
 ATTRIBUTES = frozenset({"vars", "face", "entry", "zone", "owner", "seat", "items", "fields",
                         "cancelled", "append", "clear", "get", "move", "destroy", "roll",
                         "shuffle", "set_face", "create", "random_from", "narration", "quiet",
-                        "holders", "place", "ask_first"})
+                        "holders", "place", "ask_first", "move_all", "remove", "insert"})
 
 _BRANCHES = set(O.JUMP_TARGET) | {O.SWITCH_VAR, O.RETURN}
 
@@ -351,8 +351,43 @@ def _in(w, arg):
     w.push(f"({a} in {_items_of(collection)})")
 
 
+# The ref of a TO_LIST of a known zone: its items as they are, uncopied (what ROLL reads)
+ZONE_ITEMS = "a zone's items"
+
+
 def _to_list(w, arg):
-    w.push(_items_of(w.pop_item(), snapshot=True))
+    item = w.pop_item()
+    if item[2] == ZONE_VALUE:
+        w.push(_items_of(item, snapshot=True), EXPR, (ZONE_ITEMS, _items_of(item)))
+    else:
+        w.push(_items_of(item, snapshot=True))
+
+
+def _move(w, arg):
+    """Every thing of a zone still pending on the stack moves from its own list (move_all),
+    with no copy made first: the same moves as one by one, in its order."""
+    zone = w.pop_item()
+    text, _, ref = w.pop_item()
+    if type(ref) is tuple and ref[0] == ZONE_ITEMS:
+        w.stmt(CLEAR_MEMO, f"_mt, _md = {ref[1]}, {zone[0]}\nif _mt: _W.move_all(_mt, _md, {_const(arg)})")
+    elif arg in ("top", "bottom"):  # one thing, most moves, written in place (World.move's own steps)
+        join = "_md.items.insert(0, _mt)" if arg == "top" else "_md.items.append(_mt)"
+        w.stmt(CLEAR_MEMO, f"_mt, _md = {text}, {zone[0]}\n"
+                           f"if _type(_mt) is _Thing:\n"
+                           f"    if (_mo := _mt.zone) is not None: _mo.items.remove(_mt)\n"
+                           f"    _mt.zone = _md\n    {join}\n"
+                           f"else: _W.move(_mt, _md, {_const(arg)})")
+    else:
+        w.stmt(CLEAR_MEMO, f"_W.move({text}, {zone[0]}, {_const(arg)})")
+
+
+def _roll(w, arg):
+    """A roll changes faces, never a zone's order: a zone's things still pending on the
+    stack are rolled from its own list, with no copy made first."""
+    text, _, ref = w.pop_item()
+    if type(ref) is tuple and ref[0] == ZONE_ITEMS:
+        text = ref[1]
+    w.stmt(CLEAR_MEMO, f"_W.roll({text})")
 
 
 def _build_list(w, n):
@@ -780,7 +815,7 @@ TRANSLATIONS = {
     "ENTRIES": _entries,
     "EQ": _binary("({a} == {b})"),
     "FOR_ITER": _for_iter,
-    "MOVE": _mutation("_W.move({0}, {1}, {arg})", 2),
+    "MOVE": _move,
     "EVENT_FIELD": lambda w, field: w.push(_field(w.pop(), field)),
     "MUL": _arithmetic("*"),
     "NEW_EVENT": _new_event,
@@ -811,7 +846,7 @@ TRANSLATIONS = {
     "FREEZE": _unary("_tuple({x})"),
     "CREATE": _create,
     "DESTROY": _mutation("_W.destroy({0})", 1),
-    "ROLL": _mutation("_W.roll({0})", 1),
+    "ROLL": _roll,
     "SHUFFLE": _mutation("_W.shuffle({0})", 1),
     "RANDOM_FROM": _unary("_W.random_from({x})"),
     "TEXT": _text,

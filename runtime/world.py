@@ -77,6 +77,16 @@ class HiddenThing(Thing):
         return "hidden"
 
 
+def _zone(name: str, owner, private: bool) -> Zone:
+    """Zone(name, owner, private), made without calling the class (a slow call)."""
+    zone = _new(Zone)
+    zone.name = name
+    zone.owner = owner
+    zone.items = []
+    zone.private = private
+    return zone
+
+
 class Event:
     __slots__ = ("name", "fields", "cancelled")
 
@@ -89,7 +99,8 @@ class Event:
 class Layout:
     """What every world of a program starts from, worked out once per program (kept in
     `program.derived.world_layout`) so that a game only copies it."""
-    __slots__ = ("zones", "player_initial", "globals_initial", "thing_initial", "first_face", "has_private")
+    __slots__ = ("zones", "player_initial", "globals_initial", "thing_initial", "first_face", "has_private",
+                 "die_draws")
 
     def __init__(self, program):
         self.zones = tuple((z.name, z.per_player, z.private) for z in program.zones)
@@ -101,6 +112,8 @@ class Layout:
         self.first_face = {entry: None for entry in program.entries}
         self.first_face.update((die, faces[0] if faces else None) for die, faces in program.dice.items())
         self.has_private = any(z.private for z in program.zones)
+        # die entry -> (its faces, how many, the bits a draw takes): what a roll reads per die
+        self.die_draws = {die: (faces, len(faces), len(faces).bit_length()) for die, faces in program.dice.items()}
 
 
 def layout_of(program) -> Layout:
@@ -120,15 +133,21 @@ class World(Occupancy):
         self._bits = rng.getrandbits
         self.options = options
         initial = layout.player_initial
-        self.players = players = [Player(i, initial) for i in range(n_players)]
+        self.players = players = []
+        for i in range(n_players):  # made without calling Player (a class's __init__ is a slow call)
+            player = _new(Player)
+            player.seat = i
+            player.vars = initial.copy()
+            players.append(player)
         self.players_tuple = tuple(players)
         self.globals = layout.globals_initial.copy()
         self.thing_initial = layout.thing_initial
         self._first_face = layout.first_face
         self.dice = program.dice
+        self._die_draws = layout.die_draws
         self.entries = program.entries
         # zone index -> Zone (shared) or list of Zone per seat
-        self.zones = [[Zone(name, p, private) for p in players] if per_player else Zone(name, None, private)
+        self.zones = [[_zone(name, p, private) for p in players] if per_player else _zone(name, None, private)
                       for name, per_player, private in layout.zones]
         self.has_private = layout.has_private
         self.hidden_copies: dict = {}  # private zone -> what others see of it (runtime/visibility.py)
@@ -138,7 +157,12 @@ class World(Occupancy):
         self.narration: list = []   # texts logged by scripts, drained by the match driver
         self.quiet = False          # True: nobody reads the narration, scripts skip building it
         self.narration_failures: list = []  # ScriptErrors of log lines that could not be made
-        self.init_boards(program)
+        if program.boards:
+            self.init_boards(program)
+        else:  # what init_boards leaves for a pack without boards, made directly
+            self.boards = {}
+            self.occupants = []
+            self.positions = {}
 
     # ---------------------------------------------------------------- things and zones
     def holders(self, entry: str, places: tuple) -> tuple:
@@ -207,6 +231,23 @@ class World(Occupancy):
             else:
                 items.append(t)
 
+    def move_all(self, items: list, zone: Zone, place: str) -> None:
+        """move(tuple(items), zone, place) for the items list of a zone: every thing in it.
+        Into another zone, as _move_front would do it: one cut and one join, without the copy."""
+        if not items:
+            return
+        dest = zone.items
+        if dest is items:  # a zone onto itself: thing by thing, as move does it
+            self.move(tuple(items), zone, place)
+            return
+        for t in items:
+            t.zone = zone
+        if place == "top":  # each would go on top of the one before
+            dest[:0] = items[::-1]
+        else:
+            dest.extend(items)
+        items.clear()
+
     @staticmethod
     def _move_front(things, zone: Zone, top: bool) -> bool:
         """Move things that are the first ones of another zone, in its order (a whole zone,
@@ -253,20 +294,19 @@ class World(Occupancy):
 
     def roll(self, what) -> None:
         things = what if type(what) is tuple or type(what) is list else (what,)
-        dice, bits = self.dice, self._bits
+        draws, bits, forced = self._die_draws, self._bits, self.forced_rolls
         for t in things:
-            faces = dice.get(t.entry)
-            if faces is None:
-                raise ScriptFault(f"'{t.entry}' is not a die and cannot be rolled")
-            if self.forced_rolls:
-                face = self.forced_rolls.popleft()
+            try:
+                faces, n, k = draws[t.entry]
+            except KeyError:
+                raise ScriptFault(f"'{t.entry}' is not a die and cannot be rolled") from None
+            if forced:
+                face = forced.popleft()
                 if face not in faces:
                     raise ScriptFault(f"forced roll '{face}' is not a face of '{t.entry}' ({', '.join(faces)})")
                 t.face = face
                 continue
-            n = len(faces)  # below(n), written out: a roll of several dice is one call
-            k = n.bit_length()
-            r = bits(k)
+            r = bits(k)  # below(n), written out: a roll of several dice is one call
             while r >= n:
                 r = bits(k)
             t.face = faces[r]

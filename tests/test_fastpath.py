@@ -503,9 +503,11 @@ MADE_NAME = re.compile(r"(f|l|_s|_c)\d+")
 # loop), _dp (a frame's call depth, when recursion is possible), _n (a number just made,
 # bounds-checked), _nt (its type, when a sum may be a number, list or text), _c (the
 # function index a behaviour call found), _qi/_qf/_qo/_q (the things, second argument,
-# result list and thing of a builtin written out as a loop); and made names: f<n>, l<n>,
+# result list and thing of a builtin written out as a loop), _mt/_md/_mo (the thing, the
+# zone it goes to and the zone it leaves, of a move written out); and made names: f<n>, l<n>,
 # _s<n>, and _c<pc> (the result of a count_face written out).
-TEMPORARIES = {"_t", "_u", "_v", "_k", "_r", "_o", "_p", "_go", "_b", "_dp", "_n", "_nt", "_c", "_qi", "_qf", "_qo", "_q"}
+TEMPORARIES = {"_t", "_u", "_v", "_k", "_r", "_o", "_p", "_go", "_b", "_dp", "_n", "_nt", "_c", "_qi", "_qf", "_qo", "_q",
+               "_mt", "_md", "_mo"}
 ALLOWED_NODES = {  # no import, lambda, class, try, with, raise, f-string (JoinedStr), del, comprehension, ...
     "Module", "FunctionDef", "arguments", "arg", "keyword", "Global", "Assign", "AugAssign", "Expr",
     "Return", "If", "While", "For", "Break", "Continue", "Pass", "Name", "Load", "Store", "Constant",

@@ -4,6 +4,7 @@ World.move takes the first things of a zone (a whole zone, `take` of it) as one 
 one join; these tests hold it to the plain definition, a thing at a time, over moves of
 every shape: a zone's first things, a whole zone, other things, things in another order,
 things of several zones, a zone's things to itself, to the top and to the bottom.
+World.move_all (what the fast path calls to move every thing of a zone) is held to the same.
 """
 from __future__ import annotations
 
@@ -57,7 +58,12 @@ def test_moving_several_things_is_moving_each_in_turn(data):
         to = data.draw(st.integers(0, ZONES - 1))
         top = data.draw(st.booleans())
         as_tuple = data.draw(st.booleans())
-        world.move(tuple(things) if as_tuple else list(things), zones[to], "top" if top else "bottom")
+        source = data.draw(st.integers(0, ZONES - 1))
+        if data.draw(st.booleans()):  # every thing of a zone, from its own list
+            things = list(zones[source].items)
+            world.move_all(zones[source].items, zones[to], "top" if top else "bottom")
+        else:
+            world.move(tuple(things) if as_tuple else list(things), zones[to], "top" if top else "bottom")
         one_at_a_time(reference, things, to, top)
         assert [z.items for z in zones] == reference
         assert all(t.zone is z for z in zones for t in z.items)
