@@ -150,7 +150,7 @@ def test_an_agent_is_handed_only_a_view(prog):
 
     m = Match(prog, [Curious(), Curious()], 3, {}, 2)
     m.run()
-    assert seen and all(attrs == ["call", "labels", "own_private_zones", "readable_labels", "seat"] for attrs in seen)
+    assert seen and all(attrs == ["call", "call_each", "labels", "own_private_zones", "readable_labels", "seat"] for attrs in seen)
 
 
 def test_the_game_sees_everything_again_after_a_rating(prog):
