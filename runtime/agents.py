@@ -157,6 +157,9 @@ class PolicyAgent(Agent):
             answer = view.call(decider, (player, tuple(decision.options)))
             if answer is not None:
                 return self._legal(decision, answer)
+        call_each = view.call_each
+        if call_each is not None:  # a masking view: every rating run at once, the zones masked once
+            return self._best_of_all(decision, player, call_each)
         best, best_score = 0, None
         if decision.kind == "action":
             table, constants, call, actor = self.ratings["action"], self.constants, view.call, (player,)
@@ -179,6 +182,38 @@ class PolicyAgent(Agent):
                 score = call(fn, (player, option))
                 if best_score is None or score > best_score:
                     best, best_score = i, score
+        return best
+
+    def _best_of_all(self, decision, player, call_each) -> int:
+        """choose's rating, the ratings run all at once by `call_each` (in the same order,
+        each with its own budget; the first to fail fails as when run alone): the same
+        answer. Only for a view that masks zones, where masking once pays for the lists."""
+        options = decision.options
+        if decision.kind == "action":
+            table, constants, actor = self.ratings["action"], self.constants, (player,)
+            scores, runs, run_at = [], [], []
+            for option in options:
+                fn = table.get(option[0])
+                if fn is None:
+                    scores.append(0)  # an unrated action
+                elif fn in constants:
+                    scores.append(constants[fn])
+                else:
+                    run_at.append(len(scores))
+                    scores.append(None)
+                    runs.append((fn, actor + option[1:]))
+            if runs:  # (none: nothing masked, nothing run, as when called one by one)
+                for i, score in zip(run_at, call_each(runs)):
+                    scores[i] = score
+        else:
+            fn = self.ratings["choice"].get(decision.tag)
+            if fn is None or fn in self.constants:
+                return 0  # unrated, or every option rated the same: the first
+            scores = call_each([(fn, (player, option)) for option in options])
+        best, best_score = 0, None
+        for i, score in enumerate(scores):
+            if best_score is None or score > best_score:
+                best, best_score = i, score
         return best
 
 

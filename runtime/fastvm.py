@@ -320,6 +320,31 @@ class FastVM:
         except Exception as err:  # noqa: BLE001
             raise self._script_error(err, fn_index) from None
 
+    def call_each(self, calls) -> list:
+        """`call` for each (fn_index, args) in turn, their answers in a list: a policy's
+        ratings of one decision's options, bound once. Each runs with a budget of its own,
+        as if called alone; the first to fail fails as `call` would, the rest unrun."""
+        g = self._globals
+        if g["_M"] is not self.memo:
+            self._bind()
+        module = self.module
+        callables, base, generators = module.callables, module.base, module.generators
+        answers = []
+        fn_index = None
+        try:
+            for fn_index, args in calls:
+                if fn_index in generators:  # one that could ask: `call` says so if it does
+                    answers.append(self.call(fn_index, args))
+                    continue
+                g["_steps"] = CALL_BUDGET
+                fn = callables[fn_index] if fn_index < base else module.function(self.program, fn_index)
+                answers.append(fn(*args))
+        except ScriptError:
+            raise
+        except Exception as err:  # noqa: BLE001
+            raise self._script_error(err, fn_index) from None
+        return answers
+
     def ask_first(self, player, group: str):
         """ASK_FIRST (vm.VM.ask_first): asked in the middle of a run, so the run's budget and
         bindings are put back afterwards (a rating's call sets both for itself)."""

@@ -94,6 +94,12 @@ class VM:
         finally:
             self.frames, self.done, self.result, self.budget, self.asking = saved
 
+    def call_each(self, calls) -> list:
+        """`call` for each (fn_index, args) in turn, their answers in a list (a policy's
+        ratings of one decision's options; the fast engine binds once for them all)."""
+        call = self.call
+        return [call(fn_index, args) for fn_index, args in calls]
+
     def ask_first(self, player, group: str):
         """ASK_FIRST: the answer `answer_first` (set by the match) gives, or none. It runs
         in the middle of a run as `call` does: the run's frames and budget are kept."""

@@ -150,7 +150,7 @@ def test_an_agent_is_handed_only_a_view(prog):
 
     m = Match(prog, [Curious(), Curious()], 3, {}, 2)
     m.run()
-    assert seen and all(attrs == ["call", "labels", "own_private_zones", "readable_labels", "seat"] for attrs in seen)
+    assert seen and all(attrs == ["call", "call_each", "labels", "own_private_zones", "readable_labels", "seat"] for attrs in seen)
 
 
 def test_the_game_sees_everything_again_after_a_rating(prog):
@@ -195,3 +195,36 @@ def test_a_log_with_private_entries_replays(prog, tmp_path):
     for engine in ENGINES:
         replayed = runner.invoke(app, ["replay", str(log), "--engine", engine])
         assert replayed.exit_code == 0, replayed.output
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_ratings_run_at_once_answer_as_one_by_one(prog, engine):
+    """A masking view's call_each (a policy's ratings of one decision, the zones masked once)
+    gives each rating's answer as `call` does, each run with its own budget, and a failing
+    one fails with the same error; the game's zones and memo come back the same."""
+    from runebook.runtime.fastvm import make_vm
+    from runebook.runtime.visibility import SeatView
+    from runebook.runtime.world import World
+
+    def at_first_decision():
+        world = World(prog, 3, {}, 2)
+        vm = make_vm(engine, prog, world)
+        vm.start(prog.entry_points["play"])
+        decision = vm.run()
+        return vm, world, decision, SeatView(vm, world, decision.player.seat)
+
+    for policy in ("counter", "spy"):
+        rating = prog.policies[policy]["choice"]["play_card"]
+        answers = []
+        for at_once in (False, True):
+            vm, world, decision, view = at_first_decision()
+            zones = [z for z in world.zones]
+            runs = [(rating, (decision.player, option)) for option in decision.options]
+            try:
+                got = view.call_each(runs) if at_once else [view.call(fn, args) for fn, args in runs]
+            except ScriptError as err:
+                got = ("error", str(err))
+            answers.append((got, vm.budget, dict(vm.memo)))
+            assert world.zones == zones
+        assert answers[0] == answers[1]
+        assert (policy == "spy") == (answers[0][0][0] == "error")
