@@ -338,10 +338,10 @@ class Phraser:
         if index not in among.alike:
             return ""
         name, _, values = self._parts(decision, index)
-        others = [theirs for i in among.alike[index] for theirs in [self._parts(decision, i)] if theirs[0] == name]
+        others = [theirs for theirs in (self._parts(decision, i) for i in among.alike[index]) if theirs[0] == name]
         shown = {hole.group(1) for hole in HOLE.finditer(template)}
         differing = [value for key, value in values.items()
-                     if key not in shown and any(theirs[2].get(key) is not value for theirs in others)]
+                     if key not in shown and any(theirs[2].get(key) != value for theirs in others)]
         return f" ({', '.join(self.name(v, among=among) for v in differing)})" if differing else ""
 
     def narrated(self, decision, index: int, readable: bool = True) -> bool:

@@ -99,8 +99,11 @@ class BodyCompiler:
         self.functions.append(fn)
         return len(self.functions) - 1
 
-    def _new(self, name, span, **kw) -> FunctionCompiler:
-        fc = FunctionCompiler(self.syms, self.types, self.diags, name, span.file, lift=self._lift, **kw)
+    def _new(self, name, span, diags: list | None = None, **kw) -> FunctionCompiler:
+        """A compiler for one function, at `span`; `diags`: where its diagnostics go (a
+        function synthesised from code already checked passes a list of its own)."""
+        diags = self.diags if diags is None else diags
+        fc = FunctionCompiler(self.syms, self.types, diags, name, span.file, lift=self._lift, **kw)
         fc.at(span)
         return fc
 
@@ -239,9 +242,7 @@ class BodyCompiler:
         given before listing (ASK_FIRST): [] when there is none or it is not legal, else
         the answer and one other option if there is one (FunctionCompiler.answer_body)."""
         first = self.syms.actions[names[0]]
-        fc = FunctionCompiler(self.syms, self.types, [], f"answer {group}", first.decl.span.file, lift=self._lift,
-                              actor=True, pure=True)
-        fc.at(first.decl.span)
+        fc = self._new(f"answer {group}", first.decl.span, diags=[], actor=True, pure=True)
         fc.declare("actor", PLAYER)
         fc.hidden("answer given first")
         fc.answer_body([self.syms.actions[name] for name in names])
@@ -255,9 +256,7 @@ class BodyCompiler:
         to that option, so it fails only where listing would. The enumerator has reported
         any mistake in these expressions: its diagnostics are not repeated."""
         d = act.decl
-        fc = FunctionCompiler(self.syms, self.types, [], f"check {act.name}", d.span.file, lift=self._lift,
-                              actor=True, pure=True)
-        fc.at(d.span)
+        fc = self._new(f"check {act.name}", d.span, diags=[], actor=True, pure=True)
         fc.declare("actor", PLAYER)
         answer = fc.hidden("answer")
         by_level = self._requires_by_level(d)

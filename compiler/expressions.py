@@ -584,17 +584,26 @@ class Expressions:
         off: their enumerators are not called)."""
         if info.decl.params:
             # Each enumerator returns its options; gather them in declaration order.
-            self.emit(O.LOAD_LOCAL2, (acc, pslot))
-            self.emit(O.CONST, None)
-            self.emit(O.CALL, (info.enum_fn, 2))
-            self.emit(O.ADD)
+            self._join_enumerated(info, pslot, acc, None)
             self.emit(O.STORE_LOCAL, acc)
         else:
             # Nothing to enumerate, and its requirements were just tested: it is one option.
-            self.emit(O.CONST, info.index)
-            self.emit(O.BUILD_LIST, 1)
-            self.emit(O.APPEND, acc)
+            self._append_option(info, acc)
         self.patch_all(skip)
+
+    def _join_enumerated(self, info, pslot: int, acc: int, first) -> None:
+        """Leave the list in `acc` joined with the options the action's enumerator lists
+        (told the slot of the answer given first, where it stops at another option; or none)."""
+        self.emit(O.LOAD_LOCAL2, (acc, pslot))
+        self.emit(*((O.CONST, None) if first is None else (O.LOAD_LOCAL, first)))
+        self.emit(O.CALL, (info.enum_fn, 2))
+        self.emit(O.ADD)
+
+    def _append_option(self, info, acc: int) -> None:
+        """Append a parameter-free action's one option, (its index,), to the list in `acc`."""
+        self.emit(O.CONST, info.index)
+        self.emit(O.BUILD_LIST, 1)
+        self.emit(O.APPEND, acc)
 
     MIN_RUN = 3
 
@@ -718,10 +727,7 @@ class Expressions:
         for info in sorted(infos, key=lambda i: bool(i.decl.params)):
             if info.decl.params:
                 skip = self._action_guard(info, pslot)
-                self.emit(O.LOAD_LOCAL2, (acc, pslot))
-                self.emit(O.LOAD_LOCAL, first)
-                self.emit(O.CALL, (info.enum_fn, 2))
-                self.emit(O.ADD)
+                self._join_enumerated(info, pslot, acc, first)
                 self.emit(O.DUP)
                 self.emit(O.STORE_LOCAL, acc)
                 self.emit(O.CALL_BUILTIN, (B.INDEX["len"], 1))
@@ -732,9 +738,7 @@ class Expressions:
                 self.emit(O.LOAD_LOCAL, which)
                 skip = [self.emit(O.JUMP_IF_EQ_CONST, (info.index, None))]  # the answer itself
                 skip += self._action_guard(info, pslot)
-                self.emit(O.CONST, info.index)
-                self.emit(O.BUILD_LIST, 1)
-                self.emit(O.APPEND, acc)
+                self._append_option(info, acc)
                 done.append(self.emit(O.JUMP, None))
             self.patch_all(skip)
         return done

@@ -670,9 +670,12 @@ class Occupancy:
     """Where the things of one match stand: a mixin of World (runtime/world.py)."""
 
     def init_boards(self, program) -> None:
-        self.boards = boards_of(program) if program.boards else {}
-        self.occupants = [[[] for _ in b.tiles] for b in self.boards.values()]
         self.positions: dict = {}  # thing -> the tile it stands on
+        if not program.boards:  # most packs: nothing to look up (every game makes a world)
+            self.boards, self.occupants = {}, []
+            return
+        self.boards = boards_of(program)
+        self.occupants = [[[] for _ in b.tiles] for b in self.boards.values()]
 
     def place(self, what, tile) -> None:
         """Put things on a tile (each at the end of the tile's occupants), or off their

@@ -109,7 +109,7 @@ class _BlockWriter:
     """Translates one basic block, keeping the operand stack as Python expressions."""
 
     def __init__(self, ctx: "_Context", stack: list, joins: set, heads: frozenset = frozenset(),
-                 after_miss: frozenset = frozenset(), checks_depth: bool = False):
+                 after_miss: frozenset = frozenset(), checks_depth: bool = False, arithmetic: dict | None = None):
         self.ctx = ctx
         self.checks_depth = checks_depth  # its calls test the depth (DepthPlan.checked)
         self.stack = stack
@@ -123,7 +123,7 @@ class _BlockWriter:
         self.key = None
         self.foreach = None
         self.counting = None        # the faces counted by the last pass over some things (_count_faces)
-        self.arithmetic: dict = {}  # pc -> what runtime/ranges.py proved of its ADD, SUB or MUL
+        self.arithmetic = arithmetic or {}  # pc -> what runtime/ranges.py proved there (ranges.Ranges.verdicts)
 
     # ---- the symbolic stack
     def push(self, text: str, kind: int = EXPR, ref=None) -> None:
@@ -370,15 +370,13 @@ def _move(w, arg):
     text, _, ref = w.pop_item()
     if type(ref) is tuple and ref[0] == ZONE_ITEMS:
         w.stmt(CLEAR_MEMO, f"_mt, _md = {ref[1]}, {zone[0]}\nif _mt: _W.move_all(_mt, _md, {_const(arg)})")
-    elif arg in ("top", "bottom"):  # one thing, most moves, written in place (World.move's own steps)
+    else:  # one thing, most moves, written in place (World.move's own steps); else World.move
         join = "_md.items.insert(0, _mt)" if arg == "top" else "_md.items.append(_mt)"
         w.stmt(CLEAR_MEMO, f"_mt, _md = {text}, {zone[0]}\n"
                            f"if _type(_mt) is _Thing:\n"
                            f"    if (_mo := _mt.zone) is not None: _mo.items.remove(_mt)\n"
                            f"    _mt.zone = _md\n    {join}\n"
                            f"else: _W.move(_mt, _md, {_const(arg)})")
-    else:
-        w.stmt(CLEAR_MEMO, f"_W.move({text}, {zone[0]}, {_const(arg)})")
 
 
 def _roll(w, arg):
@@ -912,8 +910,7 @@ def _blocks(fn, ctx: _Context, index: int, arithmetic: dict) -> list:
         if b in blocks:
             continue
         start, end = bounds[b]
-        w = _BlockWriter(ctx, stack_in[b], joins, heads, after_miss, index in ctx.depth.checked)
-        w.arithmetic = arithmetic
+        w = _BlockWriter(ctx, stack_in[b], joins, heads, after_miss, index in ctx.depth.checked, arithmetic)
         w.pc = start
         for pc in range(start, end):
             key = fn.source_at(pc)
@@ -1086,10 +1083,11 @@ def analyse(program) -> _Context:
     """Which functions are generators, and which know (and test) how deep calls nest."""
     functions = program.functions
     performs = [_performs(fn) for fn in functions]
-    bodies = sorted({a.body for a in program.actions}) if any(performs) else []
+    bodies = sorted({a.body for a in program.actions})
     # What each function may start: the functions it calls, and every action body if it performs.
     edges = [_callees(fn, program) + (bodies if p else []) for fn, p in zip(functions, performs)]
-    generators = set(bodies) | {i for i, fn in enumerate(functions) if _suspends_itself(fn)}
+    # Action bodies are generators where some function performs one (PERFORM runs it as one).
+    generators = set(bodies if any(performs) else ()) | {i for i, fn in enumerate(functions) if _suspends_itself(fn)}
     groups = _behaviour_groups(program)
     changed = True
     while changed:  # a function that starts a generator is one (the same rule as classify())
@@ -1103,7 +1101,7 @@ def analyse(program) -> _Context:
                 generators.update(group)
                 changed = True
     # One call site (PERFORM, a behaviour field) may start any of a group: all know their depth or none.
-    return _Context(program, generators, _depth_plan(edges, groups + [sorted({a.body for a in program.actions})]))
+    return _Context(program, generators, _depth_plan(edges, groups + [bodies]))
 
 
 def _performs(fn) -> bool:

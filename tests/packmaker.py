@@ -79,3 +79,19 @@ def compiled(ref, warnings: bool = False):
     shown = [str(d) for d in diags if warnings is False or d.severity == "error"]
     assert program is not None and not shown, "\n".join(shown)
     return program
+
+
+def run_to_failure(prog, engine: str):
+    """A one-seat match of `prog` on `engine`, recorded, that must end in a script error:
+    (what it narrated, the error), to compare the two engines."""
+    import pytest
+
+    from runebook.runtime.agents import FirstAgent
+    from runebook.runtime.match import Match
+    from runebook.runtime.options import resolve_options
+    from runebook.runtime.scripting import ScriptError
+
+    match = Match(prog, [FirstAgent()], 1, resolve_options(prog, {}), 1, record=True, engine=engine)
+    with pytest.raises(ScriptError) as info:
+        match.run()
+    return match.world.narration, info.value

@@ -6,13 +6,9 @@ import pytest
 
 from runebook.compiler.folding import fold_constants
 from runebook.runtime import opcodes as O
-from runebook.runtime.agents import FirstAgent
 from runebook.runtime.builtins import INT_BOUND
-from runebook.runtime.match import Match
-from runebook.runtime.options import resolve_options
-from runebook.runtime.scripting import ScriptError
 
-from packmaker import compiled, write_pack  # tests/packmaker.py
+from packmaker import compiled, run_to_failure, write_pack  # tests/packmaker.py
 
 
 def folded(code: list) -> list:
@@ -73,12 +69,6 @@ fn score(p: player) -> int { return 0 }
 """
 
 
-def play(prog, engine: str):
-    match = Match(prog, [FirstAgent()], 1, resolve_options(prog, {}), 1, record=True, engine=engine)
-    with pytest.raises(ScriptError) as info:
-        match.run()
-    return match.world.narration, info.value
-
 
 def test_inlined_constant_arithmetic_is_folded_and_a_folded_away_failure_still_fails(tmp_path):
     write_pack(tmp_path, {"main.rune": SOURCE})
@@ -87,8 +77,8 @@ def test_inlined_constant_arithmetic_is_folded_and_a_folded_away_failure_still_f
     ops = [op for op, _ in play_fn.code]
     assert O.MUL not in ops and O.ADD not in ops and O.INDEX not in ops  # step(...) inlined, then folded
     assert O.DIV_DOWN in ops                                            # share(9, 0) left to fail
-    said_interp, err_interp = play(prog, "interp")
-    said_fast, err_fast = play(prog, "fast")
+    said_interp, err_interp = run_to_failure(prog, "interp")
+    said_fast, err_fast = run_to_failure(prog, "fast")
     assert said_interp == said_fast and "15 6 4" in str(said_interp)
     assert (err_interp.code, err_interp.message, err_interp.line) == (err_fast.code, err_fast.message, err_fast.line)
     assert "division by zero" in err_interp.message and err_interp.line == 6

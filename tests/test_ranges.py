@@ -10,9 +10,8 @@ from runebook.runtime.match import Match
 from runebook.runtime.options import resolve_options
 from runebook.runtime.pysource import translate
 from runebook.runtime.ranges import BARE, NUMBERS, SEQUENCES, Ranges
-from runebook.runtime.scripting import ScriptError
 
-from packmaker import compiled, write_pack  # tests/packmaker.py
+from packmaker import compiled, run_to_failure, write_pack  # tests/packmaker.py
 
 SOURCE = """
 zone table
@@ -89,16 +88,10 @@ def test_only_proved_arithmetic_is_written_bare(prog):
     assert "_n := l0 + l0" in text                   # doubled's x + x, bounds-tested
 
 
-def run(prog, engine: str):
-    match = Match(prog, [FirstAgent()], 1, resolve_options(prog, {}), 1, record=True, engine=engine)
-    with pytest.raises(ScriptError) as info:
-        match.run()
-    return match.world.narration, info.value
-
 
 def test_both_engines_agree_on_results_and_on_the_number_that_grows_too_big(prog):
-    said_interp, err_interp = run(prog, "interp")
-    said_fast, err_fast = run(prog, "fast")
+    said_interp, err_interp = run_to_failure(prog, "interp")
+    said_fast, err_fast = run_to_failure(prog, "fast")
     assert said_interp == said_fast and said_interp == ["3 0 1536 6 4, 1 14 1, 2, 3"]
     assert (err_interp.code, err_interp.message, err_interp.line) == (err_fast.code, err_fast.message, err_fast.line)
     assert err_interp.code == "E0504"
