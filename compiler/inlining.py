@@ -263,11 +263,17 @@ class Inlining:
         ends.append(self.emit(O.JUMP, None))
         return True
 
-    def _action_guard(self, info, pslot: int) -> list:
+    @staticmethod
+    def parameter_free(info) -> list:
+        """An action's requirements that name none of its parameters (its guard), in order."""
         params = {p.name for p in info.decl.params}
-        guards = [r for r in info.decl.requires if not (names_in(r) & params)]
+        return [r for r in info.decl.requires if not (names_in(r) & params)]
+
+    def action_guard(self, info, pslot: int, tested: int = 0) -> list:
+        """Test an action's guard, but for its first `tested` requirements (already tested),
+        for the player in `pslot`. Returns the jumps taken when a requirement fails."""
         jumps: list = []
-        for req in guards:
+        for req in self.parameter_free(info)[tested:]:
             jumps += self._guard(req, {"actor": (pslot, PLAYER)})
         return jumps
 
