@@ -35,6 +35,8 @@ class Function:
     inlined: list = field(default_factory=list)   # [name, file, line, col, origin] of functions compiled in
                                                   # place: the call's position and origin in the caller
     cols: list = field(default_factory=list)      # source column of each instruction's statement
+    # (function, file, line) of the source -> its leftmost statement's column, made on first use
+    leftmost_cols: dict | None = field(default=None, init=False, repr=False, compare=False)
 
     def line_at(self, pc: int) -> int:
         if 0 <= pc < len(self.lines):
@@ -60,9 +62,14 @@ class Function:
         The fast path knows a failing instruction only to its source line (a generated
         line never mixes two), so a column must be one per line for both engines to
         name the same place: the leftmost statement of that line."""
-        key = self.source_at(pc)
-        cols = [c for at, c in enumerate(self.cols) if c > 0 and self.source_at(at) == key]
-        return min(cols, default=1)
+        if self.leftmost_cols is None:
+            leftmost: dict = {}
+            for at, col in enumerate(self.cols):
+                if col > 0:
+                    key = self.source_at(at)
+                    leftmost[key] = min(col, leftmost.get(key, col))
+            self.leftmost_cols = leftmost
+        return self.leftmost_cols.get(self.source_at(pc), 1)
 
     def frames_at(self, pc: int) -> list:
         """(function, file, line, col) of the source behind an instruction, outermost
