@@ -17,6 +17,7 @@ from runebook.runtime import opcodes as O
 from runebook.runtime.program import Action
 
 from .codegen import FunctionCompiler, names_in
+from .inlining import function_name
 from .purity import why_code_changes
 from .symbols import BehaviourBody, OwnedHandler, Symbols
 from .types import ACTION, BOOL, INT, PLAYER, STR, THING, TypeSpace, event_of, list_of
@@ -111,7 +112,7 @@ class BodyCompiler:
 
     def _function(self, fn):
         d = fn.decl
-        fc = self._new(f"{'fn' if fn.ret else 'proc'} {fn.name}", d.span, ret=fn.ret)
+        fc = self._new(function_name(fn), d.span, ret=fn.ret)
         for pname, ptype in fn.params:
             fc.declare(pname, ptype)
         fc.block(d.body, new_scope=False)
