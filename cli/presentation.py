@@ -158,11 +158,9 @@ class Phraser:
         self.presentation = presentation
         self.program = program
         self.world = world
-        names = [v.name for v in program.thing_vars]
-        owner = presentation.owner_var
-        self.owner_slot = names.index(owner) if owner in names else None
-        number = presentation.number_var
-        self.number_slot = names.index(number) if number in names else None
+        slots = {v.name: slot for slot, v in enumerate(program.thing_vars)}
+        self.owner_slot = slots.get(presentation.owner_var)
+        self.number_slot = slots.get(presentation.number_var)
         self._apart_of: tuple = (None, None)  # (decision, its Apart): the page tells one decision twice
 
     # ------------------------------------------------------------ values
@@ -315,7 +313,7 @@ class Phraser:
         question is said once above it."""
         name, template, values = self._parts(decision, index)
         if template is not None:
-            return self.fill(template, values, among) + self._unshown(decision, index, template, among)
+            return self.fill(template, values, among) + self._unshown(decision, index, name, template, values, among)
         if decision.kind != "action":
             chosen = self.name(values["choice"], among=among)
             return chosen if alone else f"chooses {chosen} ({name.replace('_', ' ')})"
@@ -332,12 +330,11 @@ class Phraser:
             return action.name, self.presentation.phrases.get(action.name), dict(zip(action.params, option[1:]))
         return decision.tag, self.presentation.phrases.get(decision.tag), {"choice": option}
 
-    def _unshown(self, decision, index: int, template: str, among: Apart) -> str:
-        """What a phrase leaves out that tells this option from another that reads the
-        same, after it: 'moves a figure to the Gate (Pawn 2)'."""
+    def _unshown(self, decision, index: int, name: str, template: str, values: dict, among: Apart) -> str:
+        """What a phrase leaves out that tells this option (`name`, `template`, `values`: its
+        parts) from another that reads the same, after it: 'moves a figure to the Gate (Pawn 2)'."""
         if index not in among.alike:
             return ""
-        name, _, values = self._parts(decision, index)
         others = [theirs for theirs in (self._parts(decision, i) for i in among.alike[index]) if theirs[0] == name]
         shown = {hole.group(1) for hole in HOLE.finditer(template)}
         differing = [value for key, value in values.items()

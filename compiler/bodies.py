@@ -3,18 +3,21 @@
 Function indices are handed out before any body is compiled, so scripts may
 call each other in any order. Action enumerators are synthesised here: one
 nested loop per parameter over its domain, each 'require' tested at the
-shallowest loop where all the names it uses are bound; and beside each, a
-check of one given option (each argument in its domain, each 'require'), which
-an act site answered before listing uses instead of listing up to the answer.
+shallowest loop where all the names it uses are bound; beside each, a check
+of one given option (each argument in its domain, each 'require'); and for each
+action group, the answer function an act site answered before listing calls
+instead of listing up to the answer (the answer checked, and one other option).
 """
 from __future__ import annotations
 
 from runebook.dsl import ast as A
 from runebook.dsl.diagnostics import Diagnostic, did_you_mean
+from runebook.runtime import builtins as B
 from runebook.runtime import opcodes as O
 from runebook.runtime.program import Action
 
 from .codegen import FunctionCompiler, names_in
+from .inlining import function_name
 from .purity import why_code_changes
 from .symbols import BehaviourBody, OwnedHandler, Symbols
 from .types import ACTION, BOOL, INT, PLAYER, STR, THING, TypeSpace, event_of, list_of
@@ -109,7 +112,7 @@ class BodyCompiler:
 
     def _function(self, fn):
         d = fn.decl
-        fc = self._new(f"{'fn' if fn.ret else 'proc'} {fn.name}", d.span, ret=fn.ret)
+        fc = self._new(function_name(fn), d.span, ret=fn.ret)
         for pname, ptype in fn.params:
             fc.declare(pname, ptype)
         fc.block(d.body, new_scope=False)
@@ -239,14 +242,88 @@ class BodyCompiler:
 
     def _answer(self, group: str, names: list):
         """answer GROUP(actor, answer) -> list: what an act site of the group needs of an answer
-        given before listing (ASK_FIRST): [] when there is none or it is not legal, else
-        the answer and one other option if there is one (FunctionCompiler.answer_body)."""
-        first = self.syms.actions[names[0]]
-        fc = self._new(f"answer {group}", first.decl.span, diags=[], actor=True, pure=True)
-        fc.declare("actor", PLAYER)
-        fc.hidden("answer given first")
-        fc.answer_body([self.syms.actions[name] for name in names])
+        given before listing (ASK_FIRST): [] when there is none or it is not legal (then the
+        act site lists every option), else the answer and one other option if there is one,
+        which is all the decision needs."""
+        infos = [self.syms.actions[name] for name in names]
+        fc = self._new(f"answer {group}", infos[0].decl.span, diags=[], actor=True, pure=True)
+        pslot = fc.declare("actor", PLAYER)
+        first = fc.hidden("answer given first")
+        which = fc.hidden("answer's action")
+        acc = fc.hidden("options")
+        fc.emit(O.NEW_LIST)
+        fc.emit(O.STORE_LOCAL, acc)
+        fc.emit(O.LOAD_LOCAL, first)
+        fc.emit(O.CONST, 0)
+        fc.emit(O.INDEX)
+        fc.emit(O.STORE_LOCAL, which)
+        illegal: list = []
+        legal: list = []
+        self._dispatch_answer(fc, sorted(infos, key=lambda i: i.index), pslot, first, which, illegal, legal)
+        fc.patch_all(legal)
+        done = self._another_option(fc, infos, pslot, first, which, acc)
+        fc.patch_all(done + illegal)
+        fc.emit(O.LOAD_LOCAL, acc)
+        fc.emit(O.RETURN)
         return fc.finish(2)
+
+    SHORT_CHAIN = 4
+
+    def _dispatch_answer(self, fc, infos: list, pslot: int, first: int, which: int, illegal: list,
+                         legal: list) -> None:
+        """Find the answer's action among the group's (sorted by index) by halving the range,
+        then along a short chain: a few tests whatever its place in a large group, and
+        generated Python nested only a few levels deep. Checks it there: the action's
+        parameter-free guard and, for one with parameters, its check script."""
+        if len(infos) > self.SHORT_CHAIN:
+            half = len(infos) // 2
+            fc.emit(O.LOAD_LOCAL, which)
+            fc.emit(O.CONST, infos[half].index)
+            fc.emit(O.LT)
+            upper = fc.emit(O.JUMP_IF_FALSE, None)
+            self._dispatch_answer(fc, infos[:half], pslot, first, which, illegal, legal)
+            fc.patch(upper)
+            self._dispatch_answer(fc, infos[half:], pslot, first, which, illegal, legal)
+            return
+        for info in infos:
+            fc.emit(O.LOAD_LOCAL, which)
+            other_action = fc.emit(O.JUMP_IF_NE_CONST, (info.index, None))
+            illegal += fc.action_guard(info, pslot)
+            if info.decl.params:
+                fc.emit(O.LOAD_LOCAL2, (pslot, first))
+                fc.emit(O.CALL, (info.check_fn, 2))
+                illegal.append(fc.emit(O.JUMP_IF_FALSE, None))
+            legal.append(fc.emit(O.JUMP, None))
+            fc.patch(other_action)
+        illegal.append(fc.emit(O.JUMP, None))  # no action of this group
+
+    @staticmethod
+    def _another_option(fc, infos: list, pslot: int, first: int, which: int, acc: int) -> list:
+        """With the answer legal: it and, if there is one, another option, looked for among the
+        actions without parameters first (no listing), then through the enumerators (each
+        stops at its first other option). Returns the jumps to where the list is complete,
+        which falling through the last test reaches too (the answer is the only option)."""
+        fc.emit(O.LOAD_LOCAL, first)
+        fc.emit(O.APPEND, acc)
+        done = []
+        for info in sorted(infos, key=lambda i: bool(i.decl.params)):
+            if info.decl.params:
+                skip = fc.action_guard(info, pslot)
+                fc.join_enumerated(info, pslot, acc, first)
+                fc.emit(O.DUP)
+                fc.emit(O.STORE_LOCAL, acc)
+                fc.emit(O.CALL_BUILTIN, (B.INDEX["len"], 1))
+                fc.emit(O.CONST, 2)
+                fc.emit(O.GE)
+                done.append(fc.emit(O.JUMP_IF_TRUE, None))
+            else:
+                fc.emit(O.LOAD_LOCAL, which)
+                skip = [fc.emit(O.JUMP_IF_EQ_CONST, (info.index, None))]  # the answer itself
+                skip += fc.action_guard(info, pslot)
+                fc.append_option(info, acc)
+                done.append(fc.emit(O.JUMP, None))
+            fc.patch_all(skip)
+        return done
 
     def _action_check(self, act):
         """check NAME(actor, answer) -> bool: whether one option of the action, (action index,

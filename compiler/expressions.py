@@ -564,7 +564,7 @@ class Expressions:
         for run in self._runs_on_one_var(infos):
             if len(run) < self.MIN_RUN:
                 for info in run:
-                    self._list_action(info, pslot, acc, self._action_guard(info, pslot))
+                    self._list_action(info, pslot, acc, self.action_guard(info, pslot))
             else:
                 self._list_by_value(run, pslot, acc)
         self.patch(listed)
@@ -584,14 +584,14 @@ class Expressions:
         off: their enumerators are not called)."""
         if info.decl.params:
             # Each enumerator returns its options; gather them in declaration order.
-            self._join_enumerated(info, pslot, acc, None)
+            self.join_enumerated(info, pslot, acc, None)
             self.emit(O.STORE_LOCAL, acc)
         else:
             # Nothing to enumerate, and its requirements were just tested: it is one option.
-            self._append_option(info, acc)
+            self.append_option(info, acc)
         self.patch_all(skip)
 
-    def _join_enumerated(self, info, pslot: int, acc: int, first) -> None:
+    def join_enumerated(self, info, pslot: int, acc: int, first) -> None:
         """Leave the list in `acc` joined with the options the action's enumerator lists
         (told the slot of the answer given first, where it stops at another option; or none)."""
         self.emit(O.LOAD_LOCAL2, (acc, pslot))
@@ -599,7 +599,7 @@ class Expressions:
         self.emit(O.CALL, (info.enum_fn, 2))
         self.emit(O.ADD)
 
-    def _append_option(self, info, acc: int) -> None:
+    def append_option(self, info, acc: int) -> None:
         """Append a parameter-free action's one option, (its index,), to the list in `acc`."""
         self.emit(O.CONST, info.index)
         self.emit(O.BUILD_LIST, 1)
@@ -607,17 +607,10 @@ class Expressions:
 
     MIN_RUN = 3
 
-    @staticmethod
-    def _parameter_free(info) -> list:
-        """An action's requirements that name none of its parameters (its guard), in order."""
-        from .inlining import names_in  # inlining.py imports this module
-        params = {p.name for p in info.decl.params}
-        return [r for r in info.decl.requires if not (names_in(r) & params)]
-
     def _var_test(self, info):
         """(slot, value) when the action's first parameter-free requirement is `actor.VAR ==
         CONSTANT` (an entry's own action starts so: declarations._held_by_actor), else None."""
-        first = next(iter(self._parameter_free(info)), None)
+        first = next(iter(self.parameter_free(info)), None)
         if not (isinstance(first, A.Binary) and first.op == "=="):
             return None
         var, value = first.left, first.right
@@ -658,90 +651,10 @@ class Expressions:
             self.emit(O.EQ)
             other = self.emit(O.JUMP_IF_FALSE, None)
             for info in infos:
-                rest = self._parameter_free(info)[1:]
-                skip = [jump for req in rest for jump in self._guard(req, {"actor": (pslot, PLAYER)})]
-                self._list_action(info, pslot, acc, skip)
+                self._list_action(info, pslot, acc, self.action_guard(info, pslot, tested=1))
             done.append(self.emit(O.JUMP, None))
             self.patch(other)
         self.patch_all(done)
-
-    def answer_body(self, infos: list) -> None:
-        """The body of `answer GROUP(actor, answer)`, for an answer given first: [] when it is
-        not legal (then the act site lists every option), else the answer and one other
-        option if there is one, which is all the decision needs."""
-        pslot, first = 0, 1
-        which = self.hidden("answer's action")
-        acc = self.hidden("options")
-        self.emit(O.NEW_LIST)
-        self.emit(O.STORE_LOCAL, acc)
-        illegal: list = []
-        self.emit(O.LOAD_LOCAL, first)
-        self.emit(O.CONST, 0)
-        self.emit(O.INDEX)
-        self.emit(O.STORE_LOCAL, which)
-        legal: list = []
-        self._dispatch_answer(sorted(infos, key=lambda i: i.index), first, which, pslot, illegal, legal)
-        self.patch_all(legal)
-        done = self._another_option(infos, first, which, acc, pslot)
-        self.patch_all(done + illegal)
-        self.emit(O.LOAD_LOCAL, acc)
-        self.emit(O.RETURN)
-
-    SHORT_CHAIN = 4
-
-    def _dispatch_answer(self, infos: list, first: int, which: int, pslot: int, illegal: list, legal: list):
-        """Find the answer's action among the group's (sorted by index) by halving the range,
-        then along a short chain: a few tests whatever its place in a large group, and
-        generated Python nested only a few levels deep. Checks it there: the action's
-        parameter-free guard and, for one with parameters, its check script."""
-        if len(infos) > self.SHORT_CHAIN:
-            half = len(infos) // 2
-            self.emit(O.LOAD_LOCAL, which)
-            self.emit(O.CONST, infos[half].index)
-            self.emit(O.LT)
-            upper = self.emit(O.JUMP_IF_FALSE, None)
-            self._dispatch_answer(infos[:half], first, which, pslot, illegal, legal)
-            self.patch(upper)
-            self._dispatch_answer(infos[half:], first, which, pslot, illegal, legal)
-            return
-        for info in infos:
-            self.emit(O.LOAD_LOCAL, which)
-            other_action = self.emit(O.JUMP_IF_NE_CONST, (info.index, None))
-            illegal += self._action_guard(info, pslot)
-            if info.decl.params:
-                self.emit(O.LOAD_LOCAL2, (pslot, first))
-                self.emit(O.CALL, (info.check_fn, 2))
-                illegal.append(self.emit(O.JUMP_IF_FALSE, None))
-            legal.append(self.emit(O.JUMP, None))
-            self.patch(other_action)
-        illegal.append(self.emit(O.JUMP, None))  # no action of this group
-
-    def _another_option(self, infos: list, first: int, which: int, acc: int, pslot: int) -> list:
-        """With the answer legal: it and, if there is one, another option, looked for among the
-        actions without parameters first (no listing), then through the enumerators (each
-        stops at its first other option). Returns the jumps to where the list is complete,
-        which falling through the last test reaches too (the answer is the only option)."""
-        self.emit(O.LOAD_LOCAL, first)
-        self.emit(O.APPEND, acc)
-        done = []
-        for info in sorted(infos, key=lambda i: bool(i.decl.params)):
-            if info.decl.params:
-                skip = self._action_guard(info, pslot)
-                self._join_enumerated(info, pslot, acc, first)
-                self.emit(O.DUP)
-                self.emit(O.STORE_LOCAL, acc)
-                self.emit(O.CALL_BUILTIN, (B.INDEX["len"], 1))
-                self.emit(O.CONST, 2)
-                self.emit(O.GE)
-                done.append(self.emit(O.JUMP_IF_TRUE, None))
-            else:
-                self.emit(O.LOAD_LOCAL, which)
-                skip = [self.emit(O.JUMP_IF_EQ_CONST, (info.index, None))]  # the answer itself
-                skip += self._action_guard(info, pslot)
-                self._append_option(info, acc)
-                done.append(self.emit(O.JUMP, None))
-            self.patch_all(skip)
-        return done
 
     def e_Create(self, e: A.Create):
         t = self.expr(e.entry)

@@ -57,7 +57,7 @@ def fold_constants(code: list, columns: tuple) -> tuple[list, tuple]:
     (a folded CONST keeps the columns of its first instruction: it cannot fail)."""
     targets = {O.jump_target(op, arg) for op, arg in code if op in O.JUMP_TARGET}
     out: list = []          # (op, arg, first original pc)
-    where = [0] * (len(code) + 1)
+    new_pc = [0] * (len(code) + 1)  # each original pc's instruction in `out` (and the end, a jump may land there)
     for pc, (op, arg) in enumerate(code):
         folded = None
         if pc not in targets:
@@ -75,10 +75,10 @@ def fold_constants(code: list, columns: tuple) -> tuple[list, tuple]:
             out.append((op, arg, pc))
         else:
             out.append((O.CONST, folded[0], start))
-        where[pc] = len(out) - 1
-    where[len(code)] = len(out)
+        new_pc[pc] = len(out) - 1
+    new_pc[len(code)] = len(out)
     if len(out) == len(code):
         return code, columns
-    new_code = [(op, O.with_jump_target(op, arg, where[O.jump_target(op, arg)])) if op in O.JUMP_TARGET
+    new_code = [(op, O.with_jump_target(op, arg, new_pc[O.jump_target(op, arg)])) if op in O.JUMP_TARGET
                 else (op, arg) for op, arg, _ in out]
     return new_code, tuple([column[start] for _, _, start in out] for column in columns)

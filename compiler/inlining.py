@@ -71,8 +71,8 @@ def _inline_shape(body: list, proc: bool) -> Optional[set]:
     return assigned if chain or count <= MAX_INLINED_STATEMENTS else None
 
 
-def _record_name(fn) -> str:
-    """How a runtime error names a function (as its compiled Function is named)."""
+def function_name(fn) -> str:
+    """A script function's compiled name ('fn score', 'proc play'): runtime errors name it so."""
     return f"proc {fn.name}" if fn.ret is None else f"fn {fn.name}"
 
 
@@ -113,8 +113,7 @@ class Inlining:
                 skip: list = []
                 self._jump_if(e.left, not when, skip, what)
                 self._jump_if(e.right, when, jumps, what)
-                for at in skip:
-                    self.patch(at)
+                self.patch_all(skip)
             return
         if isinstance(e, A.Call) and e.name in self.syms.functions and e.name not in self.syms.kinds:
             fn = self.syms.functions[e.name]
@@ -187,6 +186,8 @@ class Inlining:
         self.drop_code(start)
         return t
 
+    # Bodies compiled in place inside one another at most this deep: each level copies the
+    # code below it into every call site.
     MAX_INLINE_DEPTH = 3
 
     def _inlinable(self, fn) -> Optional[set]:
@@ -205,7 +206,7 @@ class Inlining:
     def _recursive(self, fn) -> bool:
         """A call of the function being compiled, or of one being compiled in place around
         this call: written out, it would copy itself again at each level."""
-        name = _record_name(fn)
+        name = function_name(fn)
         origin = self.origin  # 1 + the record of the body being compiled in place, or 0
         while origin:
             record = self.inlined[origin - 1]
@@ -215,6 +216,8 @@ class Inlining:
         return name == self.name
 
     def _inline(self, fn, slots: list, jump: Optional[tuple] = None):
+        """Compile fn's body here, its parameters read from `slots` (a computed argument, still
+        on the stack, is stored in a hidden local first; a constant is bound as it is)."""
         for i in reversed(range(len(slots))):
             if slots[i] is None:  # computed arguments are on the stack, last on top
                 slots[i] = self.hidden(f"{fn.name}.{fn.params[i][0]}")
@@ -222,7 +225,7 @@ class Inlining:
         saved = (self.scopes, self.diags, self.position, self.origin)
         # Runtime errors in the inlined code name the inlined function and its line, and
         # the call chain the place it was called from.
-        self.inlined.append([_record_name(fn), fn.decl.span.file,
+        self.inlined.append([function_name(fn), fn.decl.span.file,
                              self.line, self.col, self.origin])
         self.origin = len(self.inlined)
         self.at(fn.decl.body[-1].span if fn.decl.body else fn.decl.span)
@@ -263,11 +266,17 @@ class Inlining:
         ends.append(self.emit(O.JUMP, None))
         return True
 
-    def _action_guard(self, info, pslot: int) -> list:
+    @staticmethod
+    def parameter_free(info) -> list:
+        """An action's requirements that name none of its parameters (its guard), in order."""
         params = {p.name for p in info.decl.params}
-        guards = [r for r in info.decl.requires if not (names_in(r) & params)]
+        return [r for r in info.decl.requires if not (names_in(r) & params)]
+
+    def action_guard(self, info, pslot: int, tested: int = 0) -> list:
+        """Test an action's guard, but for its first `tested` requirements (already tested),
+        for the player in `pslot`. Returns the jumps taken when a requirement fails."""
         jumps: list = []
-        for req in guards:
+        for req in self.parameter_free(info)[tested:]:
             jumps += self._guard(req, {"actor": (pslot, PLAYER)})
         return jumps
 

@@ -96,7 +96,7 @@ class PolicyAgent(Agent):
         self.name = f"policy:{policy}"
         self.ratings = program.policies[policy]
         self.deciders = self.ratings["decide"]
-        self.constants = _constant_ratings(program, policy)
+        self.run_actions, self.fixed_actions, self.run_choices = _rating_tables(program, policy)
         # {group: its decider} for the groups decided without reading the options
         self._blind = {group: self.deciders["action"][group] for group in self.deciders.get("blind", ())}
         self._sizes = _option_sizes(program)
@@ -162,21 +162,16 @@ class PolicyAgent(Agent):
             return self._best_of_all(decision, player, call_each)
         best, best_score = 0, None
         if decision.kind == "action":
-            table, constants, call, actor = self.ratings["action"], self.constants, view.call, (player,)
+            runs, fixed, call, actor = self.run_actions, self.fixed_actions, view.call, (player,)
             for i, option in enumerate(decision.options):
-                fn = table.get(option[0])
-                if fn is None:
-                    score = 0  # an unrated action
-                elif fn in constants:
-                    score = constants[fn]
-                else:
-                    score = call(fn, actor + option[1:])
+                fn = runs.get(option[0])
+                score = fixed[option[0]] if fn is None else call(fn, actor + option[1:])
                 if best_score is None or score > best_score:
                     best, best_score = i, score
         else:
-            fn = self.ratings["choice"].get(decision.tag)
-            if fn is None or fn in self.constants:
-                return 0  # unrated, or every option rated the same: the first
+            fn = self.run_choices.get(decision.tag)
+            if fn is None:
+                return 0  # every option rated the same: the first
             call = view.call
             for i, option in enumerate(decision.options):
                 score = call(fn, (player, option))
@@ -190,14 +185,12 @@ class PolicyAgent(Agent):
         answer. Only for a view that masks zones, where masking once pays for the lists."""
         options = decision.options
         if decision.kind == "action":
-            table, constants, actor = self.ratings["action"], self.constants, (player,)
+            to_run, fixed, actor = self.run_actions, self.fixed_actions, (player,)
             scores, runs, run_at = [], [], []
             for option in options:
-                fn = table.get(option[0])
+                fn = to_run.get(option[0])
                 if fn is None:
-                    scores.append(0)  # an unrated action
-                elif fn in constants:
-                    scores.append(constants[fn])
+                    scores.append(fixed[option[0]])
                 else:
                     run_at.append(len(scores))
                     scores.append(None)
@@ -206,30 +199,34 @@ class PolicyAgent(Agent):
                 for i, score in zip(run_at, call_each(runs)):
                     scores[i] = score
         else:
-            fn = self.ratings["choice"].get(decision.tag)
-            if fn is None or fn in self.constants:
-                return 0  # unrated, or every option rated the same: the first
+            fn = self.run_choices.get(decision.tag)
+            if fn is None:
+                return 0  # every option rated the same: the first
             scores = call_each([(fn, (player, option)) for option in options])
-        best, best_score = 0, None
-        for i, score in enumerate(scores):
-            if best_score is None or score > best_score:
-                best, best_score = i, score
-        return best
+        return max(range(len(scores)), key=scores.__getitem__)  # the first of the best, as choose's
 
 
-def _constant_ratings(program, policy: str) -> dict:
-    """{rating function: its value} for the policy's ratings that are constants: they are
-    read, not run (the same answer, no engine call). Found once per program."""
-    constants = program.derived.constant_ratings.get(policy)
-    if constants is None:
+def _rating_tables(program, policy: str) -> tuple:
+    """How the policy rates an option, worked out once per program for both ways of rating:
+    ({action index: its rating function, to run}, per action index the score of an action
+    whose rating is not run, {choice tag: its rating function, to run}). An unrated action
+    scores 0; a constant rating (`rate flee: 0 - 100`) is read, not run: the same answer, no
+    engine call. An unrated choice, or one rated by a constant, rates every option the same."""
+    tables = program.derived.rating_tables.get(policy)
+    if tables is None:
         ratings = program.policies[policy]
         constants = {}
         for fn in (*ratings["action"].values(), *ratings["choice"].values()):
             is_constant, value = program.functions[fn].constant_result()
             if is_constant:
                 constants[fn] = value
-        program.derived.constant_ratings[policy] = constants
-    return constants
+        rated = ratings["action"]
+        run_actions = {action: fn for action, fn in rated.items() if fn not in constants}
+        fixed_actions = tuple(0 if action not in rated else constants.get(rated[action])  # None: run
+                              for action in range(len(program.actions)))
+        run_choices = {tag: fn for tag, fn in ratings["choice"].items() if fn not in constants}
+        tables = program.derived.rating_tables[policy] = (run_actions, fixed_actions, run_choices)
+    return tables
 
 
 def _option_sizes(program) -> tuple:

@@ -35,6 +35,8 @@ class Function:
     inlined: list = field(default_factory=list)   # [name, file, line, col, origin] of functions compiled in
                                                   # place: the call's position and origin in the caller
     cols: list = field(default_factory=list)      # source column of each instruction's statement
+    # (function, file, line) of the source -> its leftmost statement's column, made on first use
+    leftmost_cols: dict | None = field(default=None, init=False, repr=False, compare=False)
 
     def line_at(self, pc: int) -> int:
         if 0 <= pc < len(self.lines):
@@ -60,9 +62,14 @@ class Function:
         The fast path knows a failing instruction only to its source line (a generated
         line never mixes two), so a column must be one per line for both engines to
         name the same place: the leftmost statement of that line."""
-        key = self.source_at(pc)
-        cols = [c for at, c in enumerate(self.cols) if c > 0 and self.source_at(at) == key]
-        return min(cols, default=1)
+        if self.leftmost_cols is None:
+            leftmost: dict = {}
+            for at, col in enumerate(self.cols):
+                if col > 0:
+                    key = self.source_at(at)
+                    leftmost[key] = min(col, leftmost.get(key, col))
+            self.leftmost_cols = leftmost
+        return self.leftmost_cols.get(self.source_at(pc), 1)
 
     def frames_at(self, pc: int) -> list:
         """(function, file, line, col) of the source behind an instruction, outermost
@@ -109,7 +116,7 @@ class Derived:
     made again (or read from disk) where it is needed."""
     cache_key: str | None = None       # the pack-cache entry it was loaded through; None: never cached
     fast_module: Any = None            # runtime.fastvm.FastModule, built on first use
-    constant_ratings: dict = field(default_factory=dict)  # policy -> {rating fn: its constant value}
+    rating_tables: dict = field(default_factory=dict)  # policy -> how it rates options (runtime.agents)
     option_sizes: tuple | None = None  # per action: its option's length (runtime.agents)
     names: dict | None = None          # what the disassembler calls functions, zones, variables by index
     boards: dict | None = None         # name -> runtime.board.Board, built from Program.boards on first use

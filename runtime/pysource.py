@@ -47,7 +47,10 @@ _BRANCHES = set(O.JUMP_TARGET) | {O.SWITCH_VAR, O.RETURN}
 STEP = "_steps -= 1\nif _steps < 0: _oos()"
 CLEAR_MEMO = "if _M: _M.clear()"
 
-# Kinds of values on the symbolic stack
+# Kinds of values on the symbolic stack, by what may change them before they are used:
+# CONST a constant and SLOT a stack variable (`_s2`): nothing; LOCAL a local read (`l3`):
+# a store to that local (flush_local); STABLE an expression that reads nothing a statement
+# changes (`_Z[4]`); EXPR any other expression: any statement (flush evaluates it first).
 CONST, LOCAL, SLOT, STABLE, EXPR = range(5)
 
 # What a stack item is known to hold, where its instruction tells (its `ref`): a zone

@@ -118,12 +118,13 @@ def _clip(v):
 
 
 def _arith(op: int, a, b):
+    """The range of `a op b` (ADD, SUB, MUL) for two number ranges."""
     if op == O.ADD:
         return (a[0] + b[0], a[1] + b[1])
     if op == O.SUB:
         return (a[0] - b[1], a[1] - b[0])
     if not (_known(a) and _known(b)):
-        return ANY_NUMBER
+        return ANY_NUMBER  # an infinite side times 0 has no value (nan)
     corners = [x * y for x in a for y in b]
     return (min(corners), max(corners))
 
@@ -364,7 +365,7 @@ def _load(locs: dict, stack: list, slot: int) -> None:
 def _step(op: int, arg, pc: int, locs: dict, stack: list, verdicts: dict, returned, fields: dict) -> list:
     """Run one instruction on the abstract state; [(next pc, state)] for where it goes."""
     after = pc + 1
-    if op in (O.ADD, O.SUB, O.MUL):
+    if op in _ARITHMETIC:
         b, a = stack.pop(), stack.pop()
         if _number(a.value) and _number(b.value):
             value = _arith(op, a.value, b.value)

@@ -357,9 +357,11 @@ def test_constant_ratings_are_read_not_run():
     engine nothing, yet chooses exactly as when it runs the rating."""
     prog = program("decisions")
     reading = PolicyAgent(prog, "greedy")
-    assert sorted(reading.constants.values()) == [5]
+    rated = prog.policies["greedy"]["action"]
+    read = [action for action in rated if action not in reading.run_actions]
+    assert [reading.fixed_actions[action] for action in read] == [5]
     running = PolicyAgent(prog, "greedy")
-    running.constants = {}
+    running.run_actions, running.run_choices = dict(rated), dict(prog.policies["greedy"]["choice"])
     result, match = run("decisions", [reading, PolicyAgent(prog, "greedy")])
     result_run, match_run = run("decisions", [running, PolicyAgent(prog, "greedy")])
     assert said(match) == said(match_run) and result.scores == result_run.scores == [3, 3]
