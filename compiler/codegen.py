@@ -468,17 +468,29 @@ class FunctionCompiler(Expressions, Inlining):
                                      pure=True, in_handler=self.in_handler, lift=self.lift)
         narration.position = self.position
         narration.outer_names = self.local_candidates()
+        unbuilt = []  # an event never made is handed over as its fields' values
         for slot, name, type_ in captured:
-            narration.declare(name, type_)
-            self.emit(O.LOAD_LOCAL, slot)
+            fields = self.unbuilt_events.get(slot)
+            if fields is None:
+                narration.declare(name, type_)
+                self.emit(O.LOAD_LOCAL, slot)
+                continue
+            given = {}
+            for field, (field_slot, field_type) in fields.items():
+                given[field] = (narration.hidden(f"{name}.{field}"), field_type)
+                self.emit(O.LOAD_LOCAL, field_slot)
+            unbuilt.append((name, type_, given))
+        handed = len(narration.local_names)
+        for name, type_, given in unbuilt:
+            narration.unbuilt_events[narration.declare(name, type_)] = given
         if s.to is not None:
             narration.expect(narration.expr(s.to), PLAYER, s.to.span, "who may read the line")
         narration.expr(s.text)
         if s.to is not None:
             narration.emit(O.BUILD_LIST, 2)
         narration.emit(O.RETURN)
-        index = self.lift(narration.finish(len(captured)))
-        self.emit(O.NARRATE if s.to is None else O.NARRATE_TO, (index, len(captured)))
+        index = self.lift(narration.finish(handed))
+        self.emit(O.NARRATE if s.to is None else O.NARRATE_TO, (index, handed))
         self.patch(skip)
 
     def s_Cancel(self, s: A.Cancel):

@@ -88,12 +88,10 @@ def _handlers_use(handlers: list, params: dict) -> _HandlersUse:
 
 def event_reads(name: str, stmts: list):
     """The fields read of the event a `let` keeps in `name`, when every later mention is a
-    read `name.F` outside a log line (whose narration is handed the value itself); None
-    when the event is needed as a value."""
+    read `name.F` (a log line's narration is handed those fields); None when the event is
+    needed as a value."""
     reads, mentions = set(), 0
     for node in A.walk(stmts):
-        if isinstance(node, A.Log) and any(isinstance(n, A.Name) and n.name == name for n in A.walk(node)):
-            return None
         if isinstance(node, A.Assign) and isinstance(node.target, A.Field) \
                 and isinstance(node.target.obj, A.Name) and node.target.obj.name == name:
             return None

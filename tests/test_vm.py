@@ -213,10 +213,10 @@ def test_an_event_made_only_when_a_handler_runs_reads_the_same(engine):
         "quiet boosted 7: boost, big 9, boost, big 10, unheard 7 no",
         "checked 1: 101 101 101 no",                          # one record, changed after the emit
         "checked 5: 104 104 104 no",                          # lowered by a procedure it was handed
-        "passed: gift 1 to seat 1",
-        "passed: ring gives 1, gift 11 to seat 2",
-        "passed: ring gives 1, amulet takes 11, gift 11 to seat 2",  # handed on to the next holder
-        "passed: amulet takes 1, gift 1 to seat 2",
+        "passed 1: gift 1 to seat 1",
+        "passed 11: ring gives 1, gift 11 to seat 2",
+        "passed 11: ring gives 1, amulet takes 11, gift 11 to seat 2",  # handed on to the next holder
+        "passed 1: amulet takes 1, gift 1 to seat 2",
         "charms: ring, amulet"]
 
 
