@@ -23,7 +23,7 @@ from .declarations import keyword_name
 from .peephole import optimise
 from .stackcheck import verify as verify_stack
 from .symbols import Symbols
-from .expressions import Expressions, a_type
+from .expressions import Expressions, a_type, event_reads
 from .inlining import Inlining, names_in
 from .lints import check_branches
 from .types import ANY, INT, NONE, PLAYER, STR, THING, TILE, ZONE, Type, TypeSpace, elem, list_of
@@ -71,6 +71,8 @@ class FunctionCompiler(Expressions, Inlining):
         self.inline_depth = 0
         self.inlined_return = None   # (value_code, jumps to the end) while a body is compiled in place
         self.field_cache: dict = {}  # (name, field) -> (slot, type) read once at an emit site
+        self.unbuilt_events: dict = {}  # a let's slot -> {field: (slot, type)} of an event never built
+        self.following: list = []  # the statements after the one being compiled, in its block
 
     # ---------------------------------------------------------------- plumbing
 
@@ -170,7 +172,8 @@ class FunctionCompiler(Expressions, Inlining):
         if new_scope:
             self.scopes.append({})
         leaves = False
-        for stmt in stmts:
+        for at, stmt in enumerate(stmts):
+            self.following = stmts[at + 1:]
             if leaves:
                 self.error("E0320", "unreachable statement: the code above always leaves this block",
                            stmt.span, "remove it, or move it before the 'return'/'break'/'continue'")
@@ -188,6 +191,15 @@ class FunctionCompiler(Expressions, Inlining):
         return bool(method(s))
 
     def s_Let(self, s: A.Let):
+        if isinstance(s.value, A.Emit):
+            read = event_reads(s.name, self.following)
+            t, fields = self.emit_event(s.value, read)
+            slot = self.declare(s.name, t, s.span)
+            if fields is None:
+                self.emit(O.STORE_LOCAL, slot)
+            else:  # every later use reads a field: the event stays unbuilt when no handler runs
+                self.unbuilt_events[slot] = fields
+            return
         t = self.expr(s.value)
         if t == NONE:
             self.error("E0311", f"cannot tell the type of '{s.name}' from 'none'", s.value.span,
@@ -456,17 +468,29 @@ class FunctionCompiler(Expressions, Inlining):
                                      pure=True, in_handler=self.in_handler, lift=self.lift)
         narration.position = self.position
         narration.outer_names = self.local_candidates()
+        unbuilt = []  # an event never made is handed over as its fields' values
         for slot, name, type_ in captured:
-            narration.declare(name, type_)
-            self.emit(O.LOAD_LOCAL, slot)
+            fields = self.unbuilt_events.get(slot)
+            if fields is None:
+                narration.declare(name, type_)
+                self.emit(O.LOAD_LOCAL, slot)
+                continue
+            given = {}
+            for field, (field_slot, field_type) in fields.items():
+                given[field] = (narration.hidden(f"{name}.{field}"), field_type)
+                self.emit(O.LOAD_LOCAL, field_slot)
+            unbuilt.append((name, type_, given))
+        handed = len(narration.local_names)
+        for name, type_, given in unbuilt:
+            narration.unbuilt_events[narration.declare(name, type_)] = given
         if s.to is not None:
             narration.expect(narration.expr(s.to), PLAYER, s.to.span, "who may read the line")
         narration.expr(s.text)
         if s.to is not None:
             narration.emit(O.BUILD_LIST, 2)
         narration.emit(O.RETURN)
-        index = self.lift(narration.finish(len(captured)))
-        self.emit(O.NARRATE if s.to is None else O.NARRATE_TO, (index, len(captured)))
+        index = self.lift(narration.finish(handed))
+        self.emit(O.NARRATE if s.to is None else O.NARRATE_TO, (index, handed))
         self.patch(skip)
 
     def s_Cancel(self, s: A.Cancel):
@@ -482,5 +506,9 @@ class FunctionCompiler(Expressions, Inlining):
                               A.ChooseSecretly)):
             self.error("E0323", "this expression is computed and then thrown away", s.span,
                        "use it in a 'let', an 'if' or a call")
-        self.expr(e)
+        if isinstance(e, A.Emit):
+            if self.emit_event(e, set())[1] is not None:
+                return  # the event was never made: nothing to throw away
+        else:
+            self.expr(e)
         self.emit(O.POP)

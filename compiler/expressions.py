@@ -5,6 +5,9 @@ expression's type and appends the code that computes it.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Optional
+
 from runebook.dsl import ast as A
 from runebook.dsl.diagnostics import did_you_mean
 from runebook.dsl.span import Span
@@ -40,6 +43,64 @@ _LISTS_T = spec_type("list[list[T]]")
 
 
 _NOT_CONST = object()
+
+
+@dataclass
+class _Unbuilt:
+    """An emitted event kept as its fields' locals until a handler needs the record."""
+    event: str
+    fields: dict            # field -> (local, type), in the event's order
+    back: list              # (field or 'cancelled', local) copied back after each handler's call
+    cancelled: Optional[int] = None  # the local of 'cancelled', when the emit's user reads it
+
+
+@dataclass
+class _HandlersUse:
+    """How an event's handlers use it (compiled at every emit site of that event)."""
+    changes_known: bool     # the bodies use it only as `event.F`: what they change is `assigned`
+    through_fields: bool    # that, and the 'when' conditions read only declared fields
+    assigned: set           # fields some handler's body changes
+    guard_reads: list       # declared fields the 'when' conditions read, first read first
+
+
+def _handlers_use(handlers: list, params: dict) -> _HandlersUse:
+    """A handler changes a field by assigning 'event.FIELD'; one that uses the event any
+    other way (hands it to a script, keeps it in a variable) might change any, and a
+    'when' that reads it other than as a declared field needs the record itself."""
+    known, through, read, assigned = True, True, [], set()
+    for h in handlers:
+        for part in (h.decl.body, h.decl.when):
+            nodes = list(A.walk(part))
+            bare = sum(1 for n in nodes if isinstance(n, A.Name) and n.name == "event")
+            as_field = [n for n in nodes if isinstance(n, A.Field) and isinstance(n.obj, A.Name)
+                        and n.obj.name == "event"]
+            if part is h.decl.body:
+                known &= bare == len(as_field)
+            else:
+                through &= bare == len(as_field) and all(n.name in params for n in as_field)
+                read += [n.name for n in as_field if n.name in params and n.name not in read]
+        for node in A.walk(h.decl.body):
+            if isinstance(node, A.Assign) and isinstance(node.target, A.Field) \
+                    and isinstance(node.target.obj, A.Name) and node.target.obj.name == "event":
+                assigned.add(node.target.name)
+    return _HandlersUse(known, known and through, assigned, read)
+
+
+def event_reads(name: str, stmts: list):
+    """The fields read of the event a `let` keeps in `name`, when every later mention is a
+    read `name.F` (a log line's narration is handed those fields); None when the event is
+    needed as a value."""
+    reads, mentions = set(), 0
+    for node in A.walk(stmts):
+        if isinstance(node, A.Assign) and isinstance(node.target, A.Field) \
+                and isinstance(node.target.obj, A.Name) and node.target.obj.name == name:
+            return None
+        if isinstance(node, A.Name) and node.name == name:
+            mentions += 1
+        elif isinstance(node, A.Field) and isinstance(node.obj, A.Name) and node.obj.name == name:
+            reads.add(node.name)
+            mentions -= 1
+    return reads if mentions == 0 else None
 
 
 class Expressions:
@@ -181,9 +242,14 @@ class Expressions:
         return list_of(t)
 
     def cached_field(self, e):
-        """(slot, type) of `event.FIELD` read once at an emit site for its run of guards, or None."""
+        """(slot, type) of `event.FIELD` read once at an emit site for its run of guards, or of
+        a field of an event a `let` keeps unbuilt; None otherwise."""
         if isinstance(e, A.Field) and isinstance(e.obj, A.Name):
-            return self.field_cache.get((e.obj.name, e.name))
+            cached = self.field_cache.get((e.obj.name, e.name))
+            if cached is None and self.unbuilt_events:
+                local = self.lookup_local(e.obj.name)
+                cached = self.unbuilt_events.get(local[0], {}).get(e.name) if local is not None else None
+            return cached
         return None
 
     def e_Field(self, e: A.Field):
@@ -666,19 +732,36 @@ class Expressions:
         return THING
 
     def e_Emit(self, e: A.Emit):
+        return self.emit_event(e, None)[0]
+
+    def emit_event(self, e: A.Emit, read):
+        """Compile `emit E(...)`: its fields, then its handlers, best priority first,
+        unless one cancels. Gives (the event's type, where its fields are).
+
+        `read` is None when the event is needed as a value: it is pushed, and the
+        second part is None. Otherwise the caller reads only the fields named in
+        `read` ('cancelled' among them): when every handler touches the event only
+        through `event.F`, the fields stay in locals, the event is built only before
+        a handler runs (most guards fail), and the second part maps each field read
+        to its (local, type), with nothing pushed.
+        """
         params = self.syms.events.get(e.event)
         if params is None:
             self.error("E0318", f"unknown event '{e.event}'", e.span, did_you_mean(e.event, self.syms.events))
             for _, v, _ in e.kwargs:
                 self.expr(v)
-            return ANY
+            self.emit(O.CONST, None)
+            return ANY, None
         self.syms.emitted.add(e.event)
         given = {name: (v, span) for name, v, span in e.kwargs}
         for name, _, span in e.kwargs:
             if name not in dict(params):
                 self.error("E0302", f"event '{e.event}' has no field '{name}'", span,
                            did_you_mean(name, dict(params)))
-        names = []
+        handlers = self.syms.handlers.get(e.event, [])
+        use = _handlers_use(handlers, dict(params))
+        unbuilt = use.through_fields and (read is not None or handlers)
+        fields = {}
         for pname, ptype in params:
             if pname not in given:
                 self.error("E0319", f"'emit {e.event}' is missing field '{pname}'", e.span)
@@ -686,36 +769,91 @@ class Expressions:
             else:
                 v, span = given[pname]
                 self.expect(self.expr(v), ptype, v.span, f"field '{pname}'")
-            names.append(pname)
-        self.emit(O.NEW_EVENT, (e.event, tuple(names)))
-        # Run the handlers, best priority first, unless one cancels.
-        handlers = self.syms.handlers.get(e.event, [])
+            if unbuilt:
+                fields[pname] = (self.hidden(f"event.{pname}"), ptype)
+                self.emit(O.STORE_LOCAL, fields[pname][0])
+        if not unbuilt:
+            self.emit(O.NEW_EVENT, (e.event, tuple(dict(params))))
+            if handlers:
+                ev = self.hidden("event")
+                self.emit(O.STORE_LOCAL, ev)
+                self._run_handlers(e.event, handlers, dict(params), ev, use, None)
+                self.emit(O.LOAD_LOCAL, ev)
+            return event_of(e.event), None
+        lazy = _Unbuilt(e.event, fields, [])
+        if read is not None and "cancelled" in read:
+            lazy.cancelled = self.hidden("event.cancelled")
+            self.emit(O.CONST, False)
+            self.emit(O.STORE_LOCAL, lazy.cancelled)
+        ev = None
         if handlers:
-            self._run_handlers(e.event, handlers, dict(params))
-        return event_of(e.event)
+            ev = self.hidden("event")
+            self.emit(O.CONST, None)
+            self.emit(O.STORE_LOCAL, ev)
+            lazy.back = [(f, slot) for f, (slot, _) in fields.items() if f in use.assigned]
+            if lazy.cancelled is not None:
+                lazy.back.append(("cancelled", lazy.cancelled))
+            self._run_handlers(e.event, handlers, dict(params), ev, use, lazy)
+        if read is None:
+            self._build_event(ev, lazy)
+            self.emit(O.LOAD_LOCAL, ev)
+            return event_of(e.event), None
+        where = dict(fields)
+        if lazy.cancelled is not None:
+            where["cancelled"] = (lazy.cancelled, BOOL)
+        return event_of(e.event), where
 
-    def _run_handlers(self, event: str, handlers: list, params: dict) -> None:
+    def _build_event(self, ev: int, lazy) -> None:
+        """The event in local `ev`, made from its fields' locals unless a handler's call made it."""
+        self.emit(O.LOAD_LOCAL, ev)
+        made = self.emit(O.JUMP_IF_TRUE, None)
+        for slot, _ in lazy.fields.values():
+            self.emit(O.LOAD_LOCAL, slot)
+        self.emit(O.NEW_EVENT, (lazy.event, tuple(lazy.fields)))
+        self.emit(O.STORE_LOCAL, ev)
+        self.patch(made)
+
+    def _call_handler(self, h, ev: int, args, exits, lazy) -> None:
+        """Call handler h with the event and `args` (a function that pushes them), leaving by
+        `exits` when the event was cancelled; with the event unbuilt, build it first and copy
+        back what the call may have changed."""
+        if lazy is not None:
+            self._build_event(ev, lazy)
+        if exits is not None:
+            exits.append(self.emit(O.JUMP_IF_CANCELLED, (ev, None)))
+        self.emit(O.LOAD_LOCAL, ev)
+        count = args()
+        self.emit(O.CALL, (h.fn_index, 1 + count))
+        self.emit(O.POP)
+        if lazy is not None:
+            for field, slot in lazy.back:
+                self.emit(O.LOCAL_EVENT_FIELD, (ev, field))
+                self.emit(O.STORE_LOCAL, slot)
+
+    def _run_handlers(self, event: str, handlers: list, params: dict, ev: int, use, lazy) -> None:
         """Call each handler whose 'when' holds, best priority first, until one cancels.
 
         Most handlers belong to one role or card: their 'when' is tested here and
         the call skipped when it fails. Fields no handler can change (typically
-        event.player) are read once into locals the guards share, so a run of
-        guards on one player's variable becomes a single SWITCH_VAR.
+        event.player) are read once into locals the guards share (an unbuilt event's
+        fields are all in locals, kept current after each call), so a run of guards
+        on one player's variable becomes a single SWITCH_VAR.
         """
-        ev = self.hidden("event")
-        self.emit(O.STORE_LOCAL, ev)
-        shared = self._fixed_event_fields(handlers, params)
+        fixed = [f for f in use.guard_reads if f not in use.assigned] if use.changes_known else []
         cache = {}
-        for field in shared:
-            cache[("event", field)] = (self.hidden(f"event.{field}"), params[field])
-            self.emit(O.LOCAL_EVENT_FIELD, (ev, field))
-            self.emit(O.STORE_LOCAL, cache[("event", field)][0])
+        if lazy is not None:
+            cache = {("event", f): where for f, where in lazy.fields.items()}
+        else:
+            for field in fixed:
+                cache[("event", field)] = (self.hidden(f"event.{field}"), params[field])
+                self.emit(O.LOCAL_EVENT_FIELD, (ev, field))
+                self.emit(O.STORE_LOCAL, cache[("event", field)][0])
         exits = []
         saved, self.field_cache = self.field_cache, cache
         run = None  # (slot, jump past): handlers in a row held by one fixed player field test it once
         try:
             for i, h in enumerate(handlers):
-                slot = self._fixed_holder_slot(h, params)
+                slot = self._fixed_holder_slot(h, params, fixed)
                 if run is not None and run[0] != slot:
                     self.patch(run[1])
                     run = None
@@ -723,17 +861,14 @@ class Expressions:
                     self.emit(O.LOAD_LOCAL, slot)
                     run = (slot, self.emit(O.JUMP_IF_FALSE, None))  # none holds nothing
                 if slot is not None:
-                    self._held_by_field_guard(h, ev, slot, exits if i else None)
+                    self._held_by_field_guard(h, ev, slot, exits if i else None, lazy)
                     continue
                 if isinstance(h, OwnedHandler):
-                    self._run_owned_handler(h, ev, params, exits if i else None)
+                    self._run_owned_handler(h, ev, params, exits if i else None, lazy)
                     continue
                 skip = self._guard(h.decl.when, {"event": (ev, event_of(event))}) if h.decl.when else []
-                if i:  # a fresh event is never cancelled: the first handler needs no test
-                    exits.append(self.emit(O.JUMP_IF_CANCELLED, (ev, None)))
-                self.emit(O.LOAD_LOCAL, ev)
-                self.emit(O.CALL, (h.fn_index, 1))
-                self.emit(O.POP)
+                # a fresh event is never cancelled: the first handler needs no test
+                self._call_handler(h, ev, lambda: 0, exits if i else None, lazy)
                 self.patch_all(skip)
             if run is not None:
                 self.patch(run[1])
@@ -741,29 +876,29 @@ class Expressions:
             self.field_cache = saved
         for at in exits:
             self.patch(at)
-        self.emit(O.LOAD_LOCAL, ev)
 
-    def _run_owned_handler(self, h: OwnedHandler, ev: int, params: dict, exits) -> None:
+    def _run_owned_handler(self, h: OwnedHandler, ev: int, params: dict, exits, lazy) -> None:
         """Call an entry's handler once for each holder it is in play for (HOLDERS), as
         (event, holder, this), until one cancels; its 'when' is tested inside, where
         holder and this are known."""
         field = self._holder_field(h, params)
         if field is not None:
-            self._run_held_by_field(h, ev, field, exits)
+            self._run_held_by_field(h, ev, field, exits, lazy)
             return
         places = tuple(tuple(p) for p in self.syms.kinds[h.kind].held)
         self.emit(O.HOLDERS, (h.entry, places))
 
         def body():
             slot, _ = self.lookup_local("<holding>")
-            self.loops[-1].breaks.append(self.emit(O.JUMP_IF_CANCELLED, (ev, None)))
-            self.emit(O.LOAD_LOCAL, ev)
-            for part in (0, 1):
-                self.emit(O.LOAD_LOCAL, slot)
-                self.emit(O.CONST, part)
-                self.emit(O.INDEX)
-            self.emit(O.CALL, (h.fn_index, 3))
-            self.emit(O.POP)
+
+            def holder_and_this() -> int:
+                for part in (0, 1):
+                    self.emit(O.LOAD_LOCAL, slot)
+                    self.emit(O.CONST, part)
+                    self.emit(O.INDEX)
+                return 2
+
+            self._call_handler(h, ev, holder_and_this, self.loops[-1].breaks, lazy)
 
         self._loop_over("<holding>", list_of(ANY), body)
 
@@ -787,26 +922,30 @@ class Expressions:
                 return a.name
         return None
 
-    def _fixed_holder_slot(self, h, params: dict):
+    def _fixed_holder_slot(self, h, params: dict, fixed: list):
         """The local holding event.F, read once before the handlers (no handler changes it),
         for a handler held by that player field (_holder_field); None otherwise."""
         if not isinstance(h, OwnedHandler):
             return None
         field = self._holder_field(h, params)
-        cached = self.field_cache.get(("event", field)) if field is not None else None
+        cached = self.field_cache.get(("event", field)) if field in fixed else None
         return cached[0] if cached is not None else None
 
-    def _run_held_by_field(self, h: OwnedHandler, ev: int, field: str, exits) -> None:
+    def _run_held_by_field(self, h: OwnedHandler, ev: int, field: str, exits, lazy) -> None:
         """if event.F != none and event.F.VAR == ENTRY: call the handler (event, event.F, none)."""
         slot = self.hidden(f"event.{field}")
-        self.emit(O.LOCAL_EVENT_FIELD, (ev, field))
+        cached = self.field_cache.get(("event", field))
+        if cached is not None:  # an unbuilt event's field (a handler may change it: read now)
+            self.emit(O.LOAD_LOCAL, cached[0])
+        else:
+            self.emit(O.LOCAL_EVENT_FIELD, (ev, field))
         self.emit(O.STORE_LOCAL, slot)
         self.emit(O.LOAD_LOCAL, slot)
         skip = self.emit(O.JUMP_IF_FALSE, None)  # none holds nothing (a player is never false)
-        self._held_by_field_guard(h, ev, slot, exits)
+        self._held_by_field_guard(h, ev, slot, exits, lazy)
         self.patch(skip)
 
-    def _held_by_field_guard(self, h: OwnedHandler, ev: int, slot: int, exits) -> None:
+    def _held_by_field_guard(self, h: OwnedHandler, ev: int, slot: int, exits, lazy) -> None:
         """With the player in `slot` not none: if its VAR == ENTRY, call the handler (event,
         player, none). Guards in a row on one variable become a switch (compiler/peephole.py)."""
         self.emit(O.LOAD_LOCAL, slot)
@@ -814,39 +953,14 @@ class Expressions:
         self.emit(O.CONST, h.entry)
         self.emit(O.EQ)
         skip = self.emit(O.JUMP_IF_FALSE, None)
-        if exits is not None:
-            exits.append(self.emit(O.JUMP_IF_CANCELLED, (ev, None)))
-        self.emit(O.LOAD_LOCAL, ev)
-        self.emit(O.LOAD_LOCAL, slot)
-        self.emit(O.CONST, None)
-        self.emit(O.CALL, (h.fn_index, 3))
-        self.emit(O.POP)
+
+        def holder_and_none() -> int:
+            self.emit(O.LOAD_LOCAL, slot)
+            self.emit(O.CONST, None)
+            return 2
+
+        self._call_handler(h, ev, holder_and_none, exits, lazy)
         self.patch(skip)
-
-    def _fixed_event_fields(self, handlers: list, params: dict) -> list:
-        """Fields the handlers' guards read and no handler can change.
-
-        A handler changes a field by assigning 'event.FIELD'; one that uses the
-        event any other way than 'event.FIELD' (hands it to a script, keeps it in a
-        variable) might change any, so then none is shared.
-        """
-        read, assigned = [], set()
-        for h in handlers:
-            nodes = list(A.walk(h.decl.body))
-            bare = sum(1 for n in nodes if isinstance(n, A.Name) and n.name == "event")
-            as_field = sum(1 for n in nodes if isinstance(n, A.Field) and isinstance(n.obj, A.Name)
-                           and n.obj.name == "event")
-            if bare != as_field:
-                return []
-            for node in nodes:
-                if isinstance(node, A.Assign) and isinstance(node.target, A.Field) \
-                        and isinstance(node.target.obj, A.Name) and node.target.obj.name == "event":
-                    assigned.add(node.target.name)
-            for node in A.walk(h.decl.when):
-                if isinstance(node, A.Field) and isinstance(node.obj, A.Name) and node.obj.name == "event" \
-                        and node.name in params and node.name not in read:
-                    read.append(node.name)
-        return [f for f in read if f not in assigned]
 
     def e_Quant(self, e: A.Quant):
         kind = e.kind

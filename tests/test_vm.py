@@ -192,6 +192,34 @@ def test_nested_events_and_when_filters(events):
     assert result.scores == [80]
 
 
+@pytest.mark.parametrize("engine", ["interp", "fast"])
+def test_an_event_made_only_when_a_handler_runs_reads_the_same(engine):
+    """An emit keeps its fields in locals and makes the record only before a handler runs:
+    the guards must see a field an earlier handler changed, the emitting script must read
+    back the changed fields and 'cancelled' (or the fields it gave, when no handler ran),
+    and a record that escapes into a list or a procedure must be the one the handlers saw."""
+    prog = program("unbuilt_events")
+    match = Match(prog, [FirstAgent(), FirstAgent()], 1, resolve_options(prog, {}), 2, record=True,
+                  engine=engine)
+    match.run()
+    assert said(match) == [
+        "plain 1: total 2, cancelled no",
+        "plain 7: total 8, cancelled no",
+        "boosted 1: boost, total 3, cancelled no",
+        "boosted 7: boost, big 8, total 15, cancelled no",    # the second guard sees bonus 8
+        "guarded 2: total 3, cancelled no",
+        "guarded 7: guarded, total 8, cancelled yes",
+        "quiet guarded 7: guarded, guarded, unheard 7 no",    # emits whose record nobody reads
+        "quiet boosted 7: boost, big 9, boost, big 10, unheard 7 no",
+        "checked 1: 101 101 101 no",                          # one record, changed after the emit
+        "checked 5: 104 104 104 no",                          # lowered by a procedure it was handed
+        "passed 1: gift 1 to seat 1",
+        "passed 11: ring gives 1, gift 11 to seat 2",
+        "passed 11: ring gives 1, amulet takes 11, gift 11 to seat 2",  # handed on to the next holder
+        "passed 1: amulet takes 1, gift 1 to seat 2",
+        "charms: ring, amulet"]
+
+
 # ---------------------------------------------------------------- decisions
 @pytest.mark.parametrize("engine", ["interp", "fast"])
 def test_a_guard_sees_a_variable_changed_earlier_in_its_chain(engine):
