@@ -205,6 +205,35 @@ class World(Occupancy):
         items.append(thing)
         return thing
 
+    def create_many(self, entry: str, zone: Zone, count: int, limit: int) -> int:
+        """Things made as `create` makes them one after the other (the same ids and order), as
+        many as `count` but no more than `limit` (a loop of creates stops at the turn that
+        overspends its step budget: the caller spends a step per thing made) nor than the zone
+        has room for (the caller's next `create` then fails as that turn's would). Returns how
+        many it made."""
+        count = count if count <= limit else limit
+        if count <= 0:
+            return 0
+        try:
+            face = self._first_face[entry]
+        except KeyError:
+            raise ScriptFault(f"cannot create '{entry}': no such entry") from None
+        items = zone.items
+        room = MAX_LENGTH - len(items)
+        made = count if count <= room else max(room, 0)
+        initial = self.thing_initial
+        first = self.next_id
+        for thing_id in range(first, first + made):
+            thing = _new(Thing)
+            thing.id = thing_id
+            thing.entry = entry
+            thing.face = face
+            thing.zone = zone
+            thing.vars = initial.copy() if initial else initial  # () stays shared
+            items.append(thing)
+        self.next_id = first + made
+        return made
+
     def move(self, what, zone: Zone, place: str) -> None:
         if type(what) is tuple and len(what) < 2:  # a list of things that held one, or none
             if not what:
