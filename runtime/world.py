@@ -18,6 +18,7 @@ from .scripting import MAX_LENGTH, TooLarge, sized
 
 
 _new = object.__new__
+_SHARED = (None,)  # the owners of a shared zone's one copy
 
 
 def owner_of(thing):
@@ -75,16 +76,6 @@ class HiddenThing(Thing):
 
     def __repr__(self):
         return "hidden"
-
-
-def _zone(name: str, owner, private: bool) -> Zone:
-    """Zone(name, owner, private), made without calling the class (a slow call)."""
-    zone = _new(Zone)
-    zone.name = name
-    zone.owner = owner
-    zone.items = []
-    zone.private = private
-    return zone
 
 
 def _join(things, zone: Zone, top: bool) -> None:
@@ -156,9 +147,22 @@ class World(Occupancy):
         self.dice = program.dice
         self._die_draws = layout.die_draws
         self.entries = program.entries
-        # zone index -> Zone (shared) or list of Zone per seat
-        self.zones = [[_zone(name, p, private) for p in players] if per_player else _zone(name, None, private)
-                      for name, per_player, private in layout.zones]
+        # zone index -> Zone (shared) or list of Zone per seat: one loop, each made without calling
+        # Zone (a class's __init__ is a slow call) nor a helper
+        self.zones = zones = []
+        for name, per_player, private in layout.zones:
+            for owner in players if per_player else _SHARED:
+                zone = _new(Zone)
+                zone.name = name
+                zone.owner = owner
+                zone.items = []
+                zone.private = private
+                if owner is None:
+                    zones.append(zone)
+                elif owner.seat:
+                    zones[-1].append(zone)
+                else:
+                    zones.append([zone])
         self.has_private = layout.has_private
         self.hidden_copies: dict = {}  # private zone -> what others see of it (runtime/visibility.py)
         self.next_id = 1
