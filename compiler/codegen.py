@@ -31,6 +31,18 @@ from .types import ANY, INT, NONE, PLAYER, STR, THING, TILE, ZONE, Type, TypeSpa
 __all__ = ["FunctionCompiler", "a_type", "names_in"]
 
 
+def steady_create(body: list):
+    """The `create` of a loop body that is that one statement, when its entry and zone are
+    names (or a player's zone named by one): nothing a `create` changes, so every turn makes
+    the same thing in the same zone and the turns can run as one CREATE_MANY."""
+    if len(body) != 1 or not isinstance(body[0], A.ExprStmt) or not isinstance(body[0].expr, A.Create):
+        return None
+    create = body[0].expr
+    zone = create.zone
+    steady_zone = isinstance(zone, A.Name) or isinstance(zone, A.ZoneOf) and isinstance(zone.owner, A.Name)
+    return create if isinstance(create.entry, A.Name) and steady_zone else None
+
+
 class _Loop:
     def __init__(self):
         self.breaks: list[int] = []
@@ -362,6 +374,15 @@ class FunctionCompiler(Expressions, Inlining):
         self.emit(O.CONST, 0)
         self.emit(O.GT)
         done = self.emit(O.JUMP_IF_FALSE, None)
+        create = steady_create(s.body)
+        if create is not None:  # every turn as one instruction, after the same first test
+            self.at(s.body[0].span)
+            self.create_operands(create)
+            self.position = header  # it spends the loop's steps: running out is the loop's, as at its back-edge
+            self.emit(O.LOAD_LOCAL, counter)
+            self.emit(O.CREATE_MANY)
+            self.patch(done)
+            return
         self.emit(O.LOAD_LOCAL, counter)
         self.emit(O.CONST, 1)
         self.emit(O.SUB)

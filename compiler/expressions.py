@@ -723,13 +723,17 @@ class Expressions:
         self.patch_all(done)
 
     def e_Create(self, e: A.Create):
+        self.create_operands(e)
+        self.emit(O.CREATE)
+        return THING
+
+    def create_operands(self, e: A.Create) -> None:
+        """The entry and the zone of a `create`, checked."""
         t = self.expr(e.entry)
         if t not in (STR, ANY) and not self.types.is_kind(t):
             self.error("E0309", f"'create' needs an entry (a die or an entry of a kind), but this is {t}",
                        e.entry.span)
         self.expect(self.expr(e.zone), ZONE, e.zone.span, "where to create it")
-        self.emit(O.CREATE)
-        return THING
 
     def e_Emit(self, e: A.Emit):
         return self.emit_event(e, None)[0]

@@ -63,7 +63,7 @@ def bytecode_markdown() -> str:
     ]
     for op in OPS:
         operand = f"`{_cell(op.operand)}`" if op.operand else "—"
-        lines.append(f"| {op.code} | `{op.name}` | {operand} | {_stack(op)} | {op.effect or '—'} | {_cell(op.doc)} |")
+        lines.append(f"| {op.code} | `{op.name}` | {operand} | {_stack(op)} | {', '.join(op.effect.split()) or '—'} | {_cell(op.doc)} |")
     return "\n".join(lines) + "\n"
 
 

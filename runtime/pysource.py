@@ -39,7 +39,7 @@ from .structure import Arm, Block, Unstructured, dispatch, structure
 # Every attribute the generated code may touch (checked by a test on every pack).
 ATTRIBUTES = frozenset({"vars", "face", "entry", "zone", "owner", "seat", "items", "fields",
                         "cancelled", "append", "clear", "get", "move", "destroy", "roll",
-                        "shuffle", "set_face", "create", "random_from", "narration", "quiet",
+                        "shuffle", "set_face", "create", "create_many", "random_from", "narration", "quiet",
                         "holders", "place", "ask_first", "move_all", "remove", "insert"})
 
 _BRANCHES = set(O.JUMP_TARGET) | {O.SWITCH_VAR, O.RETURN}
@@ -573,6 +573,13 @@ def _create(w, arg):
     w.result(CLEAR_MEMO, f"{w.next_slot()} = _W.create({entry}, {zone})")
 
 
+def _create_many(w, arg):
+    w.flush()  # the entry and the zone are read again when the zone is full
+    count, zone, entry = w.pops(3)[::-1]
+    w.stmt(CLEAR_MEMO, f"_n = _W.create_many({entry}, {zone}, _c := {count}, _steps + 1)",
+           "_steps -= _n\nif _steps < 0: _oos()", f"if _n < _c: _W.create({entry}, {zone})")
+
+
 def _ask_first(w, arg):
     player = w.pop()
     w.result(f"{w.next_slot()} = _V.ask_first({player}, {_const(arg)})")
@@ -846,6 +853,7 @@ TRANSLATIONS = {
     "TO_LIST": _to_list,
     "FREEZE": _unary("_tuple({x})"),
     "CREATE": _create,
+    "CREATE_MANY": _create_many,
     "DESTROY": _mutation("_W.destroy({0})", 1),
     "ROLL": _roll,
     "SHUFFLE": _mutation("_W.shuffle({0})", 1),

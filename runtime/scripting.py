@@ -200,7 +200,12 @@ def endless_loop(frames: list):
     innermost loop of any kind. A loop's turns are spent at its back-edge, so the frame
     that happened to spend the last step (often a caller or a finite inner loop) is not
     the answer."""
-    running = [(kind, fn, back) for fn, pc in frames for kind, top, back in loops_of(fn) if top <= pc <= back]
+    from .opcodes import CREATE_MANY
+    running = []
+    for fn, pc in frames:
+        running += [(kind, fn, back) for kind, top, back in loops_of(fn) if top <= pc <= back]
+        if fn.code[pc][0] == CREATE_MANY:  # a `repeat`'s turns run as one instruction, at the loop's place
+            running.append(("repeat", fn, pc))
     if not running:
         return None
     kind, fn, back = next((r for r in reversed(running) if r[0] == "while"), running[-1])

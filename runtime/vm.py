@@ -127,7 +127,7 @@ class VM:
 # ------------------------------------------------------------------ the dispatch loop
 # Each body runs with these names: op, arg (the instruction), pc (already past it),
 # code, stack, locs, frame, frames, world, memo, steps (the budget left), self (the VM).
-# Macros: SPEND spends one step; ENTER(function, args, memo_key) pushes a script frame.
+# Macros: SPEND spends one step (SPEND n: n steps); ENTER(function, args, memo_key) pushes a script frame.
 # DECIDE and DECIDE_ACTION: suspend with a Decision of their kind (one option or none: no question).
 _SUSPEND = """\
 player = stack.pop()
@@ -397,6 +397,15 @@ if type(v) is Zone:
 zone = stack.pop()
 stack[-1] = world.create(stack[-1], zone)
 """,
+    "CREATE_MANY": """\
+count = stack.pop()
+zone = stack.pop()
+entry = stack.pop()
+made = world.create_many(entry, zone, count, steps + 1)
+SPEND made
+if made < count:  # the zone is full: the next turn's `create` fails
+    world.create(entry, zone)
+""",
     "DESTROY": "world.destroy(stack.pop())",
     "ROLL": "world.roll(stack.pop())",
     "SHUFFLE": "world.shuffle(stack.pop())",
@@ -483,7 +492,7 @@ _EPILOGUE = """\
     finally:
         self.budget = steps
 """
-_SPEND = "steps -= 1\nif steps < 0:\n    raise OutOfSteps()"
+_SPEND = "steps -= {}\nif steps < 0:\n    raise OutOfSteps()"
 _ENTER = """\
 frame.pc = pc
 frame = Frame({0}, {1}, {2})
@@ -497,8 +506,8 @@ def _expand(body: str) -> str:
     for line in body.splitlines():
         indent = line[:len(line) - len(line.lstrip())]
         stripped = line.strip()
-        if stripped == "SPEND":
-            text = _SPEND
+        if stripped.split()[:1] == ["SPEND"]:  # SPEND, or SPEND n: one step, or n
+            text = _SPEND.format(stripped[len("SPEND"):].strip() or 1)
         elif stripped.startswith("ENTER("):
             call = ast.parse(stripped, mode="eval").body
             text = _ENTER.format(*(ast.get_source_segment(stripped, a) for a in call.args))

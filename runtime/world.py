@@ -18,6 +18,7 @@ from .scripting import MAX_LENGTH, TooLarge, sized
 
 
 _new = object.__new__
+_SHARED = (None,)  # the owners of a shared zone's one copy
 
 
 def owner_of(thing):
@@ -75,16 +76,6 @@ class HiddenThing(Thing):
 
     def __repr__(self):
         return "hidden"
-
-
-def _zone(name: str, owner, private: bool) -> Zone:
-    """Zone(name, owner, private), made without calling the class (a slow call)."""
-    zone = _new(Zone)
-    zone.name = name
-    zone.owner = owner
-    zone.items = []
-    zone.private = private
-    return zone
 
 
 def _join(things, zone: Zone, top: bool) -> None:
@@ -156,9 +147,22 @@ class World(Occupancy):
         self.dice = program.dice
         self._die_draws = layout.die_draws
         self.entries = program.entries
-        # zone index -> Zone (shared) or list of Zone per seat
-        self.zones = [[_zone(name, p, private) for p in players] if per_player else _zone(name, None, private)
-                      for name, per_player, private in layout.zones]
+        # zone index -> Zone (shared) or list of Zone per seat: one loop, each made without calling
+        # Zone (a class's __init__ is a slow call) nor a helper
+        self.zones = zones = []
+        for name, per_player, private in layout.zones:
+            for owner in players if per_player else _SHARED:
+                zone = _new(Zone)
+                zone.name = name
+                zone.owner = owner
+                zone.items = []
+                zone.private = private
+                if owner is None:
+                    zones.append(zone)
+                elif owner.seat:
+                    zones[-1].append(zone)
+                else:
+                    zones.append([zone])
         self.has_private = layout.has_private
         self.hidden_copies: dict = {}  # private zone -> what others see of it (runtime/visibility.py)
         self.next_id = 1
@@ -204,6 +208,35 @@ class World(Occupancy):
         self.next_id += 1
         items.append(thing)
         return thing
+
+    def create_many(self, entry: str, zone: Zone, count: int, limit: int) -> int:
+        """Things made as `create` makes them one after the other (the same ids and order), as
+        many as `count` but no more than `limit` (a loop of creates stops at the turn that
+        overspends its step budget: the caller spends a step per thing made) nor than the zone
+        has room for (the caller's next `create` then fails as that turn's would). Returns how
+        many it made."""
+        count = count if count <= limit else limit
+        if count <= 0:
+            return 0
+        try:
+            face = self._first_face[entry]
+        except KeyError:
+            raise ScriptFault(f"cannot create '{entry}': no such entry") from None
+        items = zone.items
+        room = MAX_LENGTH - len(items)
+        made = count if count <= room else max(room, 0)
+        initial = self.thing_initial
+        first = self.next_id
+        for thing_id in range(first, first + made):
+            thing = _new(Thing)
+            thing.id = thing_id
+            thing.entry = entry
+            thing.face = face
+            thing.zone = zone
+            thing.vars = initial.copy() if initial else initial  # () stays shared
+            items.append(thing)
+        self.next_id = first + made
+        return made
 
     def move(self, what, zone: Zone, place: str) -> None:
         if type(what) is tuple and len(what) < 2:  # a list of things that held one, or none

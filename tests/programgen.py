@@ -572,7 +572,8 @@ class ProgramGen:
                 f"  {w} += 1"] + self.indent(body) + ["}"]
 
     def s_things(self, sc, depth):
-        kind = self.pick(["move", "move", "roll", "shuffle", "shuffle", "destroy", "face", "tv", "create", "place"])
+        kind = self.pick(["move", "move", "roll", "shuffle", "shuffle", "destroy", "face", "tv", "create", "place",
+                          "creates"])
         if kind == "place":  # onto a tile of the board (off it when tile_at gives none), then a question
             x, y = self.e_int(sc, 1), self.e_int(sc, 1)
             question = self.pick([f"len(reachable_tiles({{t}}, {self.e_int(sc, 0)}))", "len(path(tile_at(grid, 0, 0), {t}))",
@@ -605,6 +606,9 @@ class ProgramGen:
             return [f"{self.e_thing(sc, 1)}.face = {face}"]
         if kind == "tv":
             return [f"{self.e_thing(sc, 1)}.tv {self.pick(['=', '+=', '-='])} {self.e_int(sc, 1)}"]
+        if kind == "creates":  # one CREATE_MANY where the zone is a name or a name's (a loop otherwise)
+            count = self.num(0, 4) if self.chance(50) or not sc.wild else self.e_int(sc, 1)
+            return [f"repeat {count} {{ create {self.pick(['coin', 'ruby'])} in {self.e_zone(sc, 1)} }}"]
         name = self.fresh("c")
         line = f"let {name} = create {self.pick(['coin', 'ruby'])} in {self.e_zone(sc, 1)}"
         sc.env[name] = "thing"
