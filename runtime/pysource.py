@@ -968,6 +968,12 @@ def tallied_loops(code: list) -> set:
             if all(code[at][0] not in _SPENDS_OR_YIELDS for at in range(top, back))}
 
 
+def _loops_only_spend(code: list) -> bool:
+    """Whether a function's loops are all it spends steps in: one tally serves them all."""
+    return any(op == O.JUMP and arg <= pc for pc, (op, arg) in enumerate(code)) and \
+        all(op not in _SPENDS_OR_YIELDS for op, _ in code)
+
+
 @dataclass
 class FunctionSource:
     index: int
@@ -1049,7 +1055,7 @@ def translate_function(fn, index: int, ctx: _Context, force_dispatch: bool = Fal
     body, uses_flag, structured = None, False, False
     if not force_dispatch:
         try:
-            body, uses_flag = structure(blocks)
+            body, uses_flag = structure(blocks, TALLY if _loops_only_spend(fn.code) else None)
             structured = True
         except Unstructured:
             pass

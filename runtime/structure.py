@@ -376,8 +376,10 @@ class _Writer:
             self.lines.append((indent, "if _go: break", -1))
 
 
-def structure(blocks: list) -> tuple[list, bool]:
+def structure(blocks: list, tally: Tally | None = None) -> tuple[list, bool]:
     """The function's body as (indent, text, pc) lines, and whether it uses the `_go` flag.
+    With a tally, the whole body counts its steps in locals (every step it spends is a
+    loop's way back), one tally for all its loops.
 
     Raises Unstructured for an irreducible graph.
     """
@@ -386,12 +388,18 @@ def structure(blocks: list) -> tuple[list, bool]:
     realized: set = set()
     while True:
         writer = _Writer(blocks, realized)
+        writer.tally = tally
         # Handlers are filled while the loop body is written and read after it, so one
         # pass per frame suffices; frames are rebuilt each pass, hence the fresh writer.
         writer.seq(tree, [], 0)
         if writer.wanted <= realized:
-            return writer.lines, bool(writer.flags)
+            break
         realized |= writer.wanted
+    lines = writer.lines
+    if tally is not None:
+        lines = [(0, tally.enter, -1), (0, "try:", -1), *((indent + 1, text, pc) for indent, text, pc in lines),
+                 (0, "finally:", -1), (1, tally.leave, -1)]
+    return lines, bool(writer.flags)
 
 
 def dispatch(blocks: list) -> list:

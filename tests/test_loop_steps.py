@@ -33,6 +33,14 @@ fn found(xs: list[int], k: int) -> int {
   return 0
 }
 
+fn shares(xs: list[int], d: int) -> int {
+  let a = count(x in xs where x > d)
+  for x in xs {
+    a += 24 / (x - d) rounded up
+  }
+  return a
+}
+
 proc play() {
   repeat size { create coin in table }
   roll table
@@ -42,6 +50,7 @@ proc play() {
     if x == stop { break }
   }
   total += found(xs, back)
+  total += shares(xs, fail)
   for x in xs {
     for y in xs { total += y }
   }
@@ -69,18 +78,27 @@ def _pack(tmp_path):
     return compiled(write_pack(tmp_path / "loopsteps", {"loops.rune": LOOPS}, players="{min: 1, max: 1}"))
 
 
+def source(text: str, prog, name: str) -> str:
+    """The generated Python of one function."""
+    start = text.index(f"def f{next(i for i, f in enumerate(prog.functions) if f.name == name)}(")
+    return text[start:text.index("\n\n", start)]
+
+
 def test_only_loops_that_spend_no_step_otherwise_count_in_locals(tmp_path):
     """The loops without a call count in locals, a nest as one (its inner loops' steps in
-    the outer loop's tally); a loop that calls a function spends each step as it goes."""
+    the outer loop's tally); a loop that calls a function spends each step as it goes; a
+    function that spends steps only in its loops has one tally for them all."""
     prog = _pack(tmp_path)
     text = translate(prog).text
-    play = text[text.index(f"def f{next(i for i, f in enumerate(prog.functions) if f.name == 'proc play')}("):]
-    play = play[:play.index("\n\n")]
+    play = source(text, prog, "proc play")
     # `repeat`, the first loop, the two nests (one tally each), `each` and `count`
     assert play.count("_lb, _lt = _steps, 0") == 6
     assert play.count("_lt += 1") == 8           # every way back of theirs, the inner loops' too
     # `while k < size` calls `found` (a step for the call, unless remembered, and one per turn)
-    assert play.count("_steps -= 1") == 4
+    assert play.count("_steps -= 1") == 5  # and one for the call of `shares`
+    shares = source(text, prog, "fn shares")
+    assert shares.count("_lb, _lt = _steps, 0") == 1 and shares.count("_lt += 1") == 2
+    assert "_steps -= 1" not in shares
 
 
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
