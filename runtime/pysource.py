@@ -956,22 +956,26 @@ _SPENDS_OR_YIELDS = ({op.code for op in O.OPS if op.spends} - {O.JUMP}) | {
     O.DECIDE, O.DECIDE_ACTION, O.DECIDE_SECRET, O.PERFORM, O.ASK_FIRST}
 
 
-def tallied_loops(code: list) -> set:
-    """The loop tops (a backward jump's target) whose loops may count their steps in locals
-    (TALLY): nothing from the top to the way back (compiler/codegen.py lays every loop's
-    body there, inner loops included) spends a step but the jumps back."""
+def _ways_back(code: list) -> dict:
+    """Each loop top (a backward jump's target) with its last way back (the jump)."""
     back_to: dict = {}
     for pc, (op, arg) in enumerate(code):
         if op == O.JUMP and arg <= pc:
             back_to[arg] = max(back_to.get(arg, pc), pc)
-    return {top for top, back in back_to.items()
+    return back_to
+
+
+def tallied_loops(code: list) -> set:
+    """The loop tops whose loops may count their steps in locals (TALLY): nothing from the
+    top to the way back (compiler/codegen.py lays every loop's body there, inner loops
+    included) spends a step but the jumps back."""
+    return {top for top, back in _ways_back(code).items()
             if all(code[at][0] not in _SPENDS_OR_YIELDS for at in range(top, back))}
 
 
 def _loops_only_spend(code: list) -> bool:
     """Whether a function's loops are all it spends steps in: one tally serves them all."""
-    return any(op == O.JUMP and arg <= pc for pc, (op, arg) in enumerate(code)) and \
-        all(op not in _SPENDS_OR_YIELDS for op, _ in code)
+    return bool(_ways_back(code)) and all(op not in _SPENDS_OR_YIELDS for op, _ in code)
 
 
 @dataclass
