@@ -33,7 +33,7 @@ from . import opcodes as O
 from .builtins import BUILTINS
 from .ranges import BARE, IN_BOUNDS, NUMBERS, SEQUENCES, Ranges
 from .scripting import MAX_DEPTH
-from .structure import Arm, Block, Unstructured, dispatch, structure
+from .structure import Arm, Block, Tally, Unstructured, dispatch, structure
 
 
 # Every attribute the generated code may touch (checked by a test on every pack).
@@ -45,6 +45,12 @@ ATTRIBUTES = frozenset({"vars", "face", "entry", "zone", "owner", "seat", "items
 _BRANCHES = set(O.JUMP_TARGET) | {O.SWITCH_VAR, O.RETURN}
 
 STEP = "_steps -= 1\nif _steps < 0: _oos()"
+# A loop that spends no step but at its ways back (tallied_loops) counts its turns in `_lt`
+# against the budget it started with (`_lb`), locals being cheaper than the global, and
+# spends them once when it is left, by any way (a failure too); running out is the same
+# test at the same turn, leaving the same budget (-1).
+TALLY = Tally(step=STEP, counted="_lt += 1\nif _lt > _lb: _oos()", enter="_lb, _lt = _steps, 0",
+              leave="if _lt: _steps = _lb - _lt")
 CLEAR_MEMO = "if _M: _M.clear()"
 
 # Kinds of values on the symbolic stack, by what may change them before they are used:
@@ -913,6 +919,7 @@ def _blocks(fn, ctx: _Context, index: int, arithmetic: dict) -> list:
     after_miss = frozenset(miss for pc, (op, arg) in enumerate(code) if op == O.SWITCH_VAR
                            for miss in [switch_as_guard(arg, pc)[1]]
                            if ways_in.get(miss) == 1 and miss < len(code) and code[miss][0] == O.SWITCH_VAR)
+    tallied = tallied_loops(code)
     stack_in: dict = {0: []}
     blocks: dict = {}
     pending = [0]
@@ -939,7 +946,7 @@ def _blocks(fn, ctx: _Context, index: int, arithmetic: dict) -> list:
             else:
                 w._emit("_ran_off()")
         arms = [Arm(a.cond, a.pc, a.pre, number[a.target]) for a in w.arms]
-        blocks[b] = Block(w.stmts, arms, w.foreach if start == end - 1 else None)
+        blocks[b] = Block(w.stmts, arms, w.foreach if start == end - 1 else None, TALLY if start in tallied else None)
         for a in w.arms:
             t = number[a.target]
             if t not in stack_in:
@@ -951,6 +958,35 @@ def _blocks(fn, ctx: _Context, index: int, arithmetic: dict) -> list:
                 pending.append(t)
     # unreachable blocks become empty stubs: nothing branches to them
     return [blocks.get(i, Block([("_ran_off()", 0)])) for i in range(len(starts))]
+
+
+# What a loop may not do to count its steps in locals: spend a step otherwise than at a way
+# back (a call), or let other code run while the budget can be seen (a decision, a question
+# asked of an agent).
+_SPENDS_OR_YIELDS = ({op.code for op in O.OPS if op.spends} - {O.JUMP}) | {
+    O.DECIDE, O.DECIDE_ACTION, O.DECIDE_SECRET, O.PERFORM, O.ASK_FIRST}
+
+
+def _ways_back(code: list) -> dict:
+    """Each loop top (a backward jump's target) with its last way back (the jump)."""
+    back_to: dict = {}
+    for pc, (op, arg) in enumerate(code):
+        if op == O.JUMP and arg <= pc:
+            back_to[arg] = max(back_to.get(arg, pc), pc)
+    return back_to
+
+
+def tallied_loops(code: list) -> set:
+    """The loop tops whose loops may count their steps in locals (TALLY): nothing from the
+    top to the way back (compiler/codegen.py lays every loop's body there, inner loops
+    included) spends a step but the jumps back."""
+    return {top for top, back in _ways_back(code).items()
+            if all(code[at][0] not in _SPENDS_OR_YIELDS for at in range(top, back))}
+
+
+def _loops_only_spend(code: list) -> bool:
+    """Whether a function's loops are all it spends steps in: one tally serves them all."""
+    return bool(_ways_back(code)) and all(op not in _SPENDS_OR_YIELDS for op, _ in code)
 
 
 @dataclass
@@ -1034,7 +1070,7 @@ def translate_function(fn, index: int, ctx: _Context, force_dispatch: bool = Fal
     body, uses_flag, structured = None, False, False
     if not force_dispatch:
         try:
-            body, uses_flag = structure(blocks)
+            body, uses_flag = structure(blocks, TALLY if _loops_only_spend(fn.code) else None)
             structured = True
         except Unstructured:
             pass

@@ -51,6 +51,26 @@ class Block:
     # of items, it is written as `for var in items:` and its first arm's first statement
     # (which steps by index) is dropped.
     foreach: tuple | None = None
+    # A loop header whose loop may count its steps in locals (see Tally); None: it spends each as it goes.
+    tally: "Tally | None" = None
+
+
+@dataclass
+class Tally:
+    """A loop (with the loops inside it) that spends no step but at its ways back keeps them
+    in locals while it runs and spends them once, however it is left (`finally`): the
+    caller's texts (runtime/pysource.py), written
+
+        <enter>
+        try:
+            <the loop, each `step` statement written `counted`>
+        finally:
+            <leave>
+    """
+    step: str       # the statement spending one step, as the blocks hold it
+    counted: str    # what it becomes inside the loop
+    enter: str
+    leave: str
 
 
 # ------------------------------------------------------------------ the graph
@@ -208,6 +228,7 @@ class _Writer:
 
     def __init__(self, blocks: list, realized: set):
         self.blocks = blocks
+        self.tally = None              # the Tally of the loop being written, if one counts in locals
         self.realized = realized       # "block" constructs that must be real loops
         self.wanted: set = set()       # found during this pass
         self.flags: dict = {}          # (target, back) -> flag number: one per target
@@ -267,16 +288,17 @@ class _Writer:
             tail = i == len(nodes) - 1
             kind = node[0]
             if kind == "stmt":
-                self.lines.append((indent, node[1], node[2]))
+                text = node[1]
+                if self.tally is not None and text == self.tally.step:
+                    text = self.tally.counted
+                self.lines.append((indent, text, node[2]))
             elif kind == "br":
                 for text in self.jump(frames, node[1], node[2], tail):
                     self.lines.append((indent, text, -1))   # jumps cannot fail: no instruction
             elif kind == "if":
                 self._if(node[1], frames, indent)
             elif kind == "loop":
-                frame = self._frame("loop", node[1])
-                if not self._foreach(node, frames + [frame], frame, indent):
-                    self._loop(node[2], frames + [frame], frame, indent, closing_break=False)
+                self._loop_node(node, frames, indent)
             elif kind == "block":
                 frame = self._frame("block", node[1])
                 if node[1] in self.realized:
@@ -285,6 +307,20 @@ class _Writer:
                     self.seq(node[2], frames + [frame], indent)
         if len(self.lines) == start:
             self.lines.append((indent, "pass", -1))
+
+    def _loop_node(self, node, frames: list, indent: int) -> None:
+        """A loop, inside `try` when it counts its steps in locals (an outer loop's tally
+        already counts those of the loops inside it)."""
+        tally = self.blocks[node[1]].tally if self.tally is None else None
+        if tally is not None:
+            self.lines += [(indent, tally.enter, -1), (indent, "try:", -1)]
+            frames, indent, self.tally = frames + [("if",)], indent + 1, tally
+        frame = self._frame("loop", node[1])
+        if not self._foreach(node, frames + [frame], frame, indent):
+            self._loop(node[2], frames + [frame], frame, indent, closing_break=False)
+        if tally is not None:
+            self.tally = None
+            self.lines += [(indent - 1, "finally:", -1), (indent, tally.leave, -1)]
 
     def _if(self, arms: list, frames: list, indent: int, first: bool = True) -> None:
         frames = frames + [("if",)]
@@ -340,8 +376,10 @@ class _Writer:
             self.lines.append((indent, "if _go: break", -1))
 
 
-def structure(blocks: list) -> tuple[list, bool]:
+def structure(blocks: list, tally: Tally | None = None) -> tuple[list, bool]:
     """The function's body as (indent, text, pc) lines, and whether it uses the `_go` flag.
+    With a tally, the whole body counts its steps in locals (every step it spends is a
+    loop's way back), one tally for all its loops.
 
     Raises Unstructured for an irreducible graph.
     """
@@ -350,12 +388,18 @@ def structure(blocks: list) -> tuple[list, bool]:
     realized: set = set()
     while True:
         writer = _Writer(blocks, realized)
+        writer.tally = tally
         # Handlers are filled while the loop body is written and read after it, so one
         # pass per frame suffices; frames are rebuilt each pass, hence the fresh writer.
         writer.seq(tree, [], 0)
         if writer.wanted <= realized:
-            return writer.lines, bool(writer.flags)
+            break
         realized |= writer.wanted
+    lines = writer.lines
+    if tally is not None:
+        lines = [(0, tally.enter, -1), (0, "try:", -1), *((indent + 1, text, pc) for indent, text, pc in lines),
+                 (0, "finally:", -1), (1, tally.leave, -1)]
+    return lines, bool(writer.flags)
 
 
 def dispatch(blocks: list) -> list:

@@ -504,11 +504,13 @@ MADE_NAME = re.compile(r"(f|l|_s|_c)\d+")
 # bounds-checked), _nt (its type, when a sum may be a number, list or text), _c (the
 # function index a behaviour call found), _qi/_qf/_qo/_q (the things, second argument,
 # result list and thing of a builtin written out as a loop), _mt/_md/_mo (the thing, the
-# zone it goes to and the zone it leaves, of a move written out); and made names: f<n>, l<n>,
+# zone it goes to and the zone it leaves, of a move written out), _lb/_lt (the budget a loop
+# counting its steps in locals started with, and the turns it took); and made names: f<n>, l<n>,
 # _s<n>, and _c<pc> (the result of a count_face written out).
 TEMPORARIES = {"_t", "_u", "_v", "_k", "_r", "_o", "_p", "_go", "_b", "_dp", "_n", "_nt", "_c", "_qi", "_qf", "_qo", "_q",
-               "_mt", "_md", "_mo"}
-ALLOWED_NODES = {  # no import, lambda, class, try, with, raise, f-string (JoinedStr), del, comprehension, ...
+               "_mt", "_md", "_mo", "_lb", "_lt"}
+ALLOWED_NODES = {  # no import, lambda, class, with, raise, f-string (JoinedStr), del, comprehension, ...
+    "Try",  # try/finally only (checked below): it catches nothing
     "Module", "FunctionDef", "arguments", "arg", "keyword", "Global", "Assign", "AugAssign", "Expr",
     "Return", "If", "While", "For", "Break", "Continue", "Pass", "Name", "Load", "Store", "Constant",
     "Attribute", "Subscript", "Slice", "Starred", "Call", "Tuple", "List", "Dict", "BinOp", "UnaryOp",
@@ -540,6 +542,8 @@ def check_safe_source(prog, text: str) -> None:
             assert node.arg == "_dp", node.arg
         elif kind is ast.Global:
             assert set(node.names) <= {"_steps"}, node.names
+        elif kind is ast.Try:
+            assert not node.handlers and not node.orelse and node.finalbody, "a try may only have a finally"
 
 
 @pytest.mark.parametrize("ref", ALL_PACKS, ids=short)
