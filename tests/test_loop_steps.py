@@ -42,7 +42,10 @@ fn shares(xs: list[int], d: int) -> int {
 }
 
 proc play() {
-  repeat size { create coin in table }
+  repeat size {
+    create coin in table
+    total += 1          # not a lone create: a loop of turns, not one CREATE_MANY
+  }
   roll table
   let xs = take([1, 2, 3, 4, 5, 6, 7, 8], size)
   for x in xs {
