@@ -11,8 +11,9 @@ The analysis is an interval analysis (abstract interpretation to a fixed point):
 each local and stack value is either unknown (None) or a number known to lie in
 [lo, hi] (float infinities where a side is unknown). Numbers come from constants,
 counts and lengths (never negative, never beyond what a Python list can hold),
-arithmetic on numbers, loop indexes, and the results of functions whose every
-`return` gives such a number. Comparisons on a branch narrow the locals they read
+arithmetic on numbers, loop indexes, entry fields that are numbers in every entry,
+int options (runtime/options.py refuses one past the bounds or its declared range),
+and the results of functions whose every `return` gives such a number. Comparisons on a branch narrow the locals they read
 (`while k < 3` keeps `k + 1` small; `if n > 0` makes `n - 1` non-negative). A loop
 head whose ranges keep growing is widened to infinity after a few turns, so the
 analysis always ends; what stays unknown stays checked.
@@ -27,10 +28,12 @@ index inside the shortest length it may have cannot fail (IN_BOUNDS).
 from __future__ import annotations
 
 import heapq
+from bisect import bisect_left, bisect_right
 from typing import NamedTuple
 
 from . import opcodes as O
 from .builtins import BUILTINS, INT_BOUND
+from .options import int_option_range
 from .scripting import MAX_LENGTH
 
 INF = float("inf")
@@ -38,6 +41,8 @@ ANY_NUMBER = (-INF, INF)
 LARGEST = INT_BOUND - 1
 COUNT = (0, 1 << 63)       # a length or a count: a Python sequence holds fewer items
 WIDEN_AFTER = 6            # changes of a block's state before its growing ranges are widened
+_CONSTANT_OPERANDS = {O.CONST: lambda arg: arg, O.EQ_CONST: lambda arg: arg, O.NE_CONST: lambda arg: arg,
+                      O.JUMP_IF_NE_CONST: lambda arg: arg[0], O.JUMP_IF_EQ_CONST: lambda arg: arg[0]}
 MAX_CALLEES_DEEP = 40      # a chain of calls followed for what they return (Python's stack)
 
 SEQUENCE = "sequence"      # a list or a text (what `+` joins), or a tuple (ListOf) as below
@@ -203,7 +208,8 @@ class Ranges:
 
     def __init__(self, program):
         self.program = program
-        self._fields = None        # entry field -> SEQUENCE or ListOf where every entry holding it holds one
+        self._fields = None        # entry field -> what every entry holding it holds (see _field_kinds)
+        self._options = None       # option name -> the range of an int option's values
         self._returns: dict = {}   # function index -> range of what it returns (None: unknown)
         self._verdicts: dict = {}  # function index -> {pc: a verdict (see above)}
         self._depth = 0            # callees being analysed for a caller's analysis
@@ -214,22 +220,30 @@ class Ranges:
             return {}
         known = self._verdicts.get(index)
         if known is None or known[0] is not fn:
-            verdicts, returns = _analyse(fn, self._returned, self._field_kinds())
+            verdicts, returns = _analyse(fn, self._returned, self._field_kinds(), self._option_ranges())
             self._returns[index] = (fn, returns)
             known = self._verdicts[index] = (fn, verdicts)
         return known[1]
 
     def _field_kinds(self) -> dict:
-        """A field that is a list or a text in every entry that has it reads as one
-        (reading it from an entry without it fails before any value is made)."""
+        """A field that is a list or a text in every entry that has it reads as one, and
+        one that is a number in every entry reads as a number between the least and the
+        largest of them (reading it from an entry without it fails before any value is
+        made; entries never change while a match runs)."""
         if self._fields is None:
             kinds: dict = {}
             for fields in self.program.entries.values():
                 for name, value in fields.items():
                     kind = _constant(value)
                     kinds[name] = _join(kinds[name], kind) if name in kinds else kind
-            self._fields = {name: kind for name, kind in kinds.items() if _sequence(kind)}
+            self._fields = {name: kind for name, kind in kinds.items() if _sequence(kind) or _known(kind)}
         return self._fields
+
+    def _option_ranges(self) -> dict:
+        if self._options is None:
+            self._options = {name: int_option_range(spec) for name, spec in self.program.options.items()
+                             if spec["type"] == "int"}
+        return self._options
 
     def _returned(self, index: int):
         functions = self.program.functions
@@ -242,7 +256,7 @@ class Ranges:
         self._returns[index] = (fn, None)  # a call of itself on the way: unknown
         self._depth += 1
         try:
-            verdicts, returns = _analyse(fn, self._returned, self._field_kinds())
+            verdicts, returns = _analyse(fn, self._returned, self._field_kinds(), self._option_ranges())
         finally:
             self._depth -= 1
         self._returns[index] = (fn, returns)
@@ -250,7 +264,7 @@ class Ranges:
         return returns
 
 
-def _analyse(fn, returned, fields: dict) -> tuple[dict, object]:
+def _analyse(fn, returned, fields: dict, options: dict) -> tuple[dict, object]:
     """({pc: verdict} for the function's ADD/SUB/MUL and collection operands, the range of
     what it returns).
 
@@ -267,6 +281,7 @@ def _analyse(fn, returned, fields: dict) -> tuple[dict, object]:
             leaders.add(pc + 1)
     states: dict = {0: ({}, [])}
     visits: dict = {}
+    thresholds = _thresholds(code)
     pending = [0]              # block starts to run, lowest first: most joins are then
     queued = {0}               # reached from every way in before what follows them runs
     verdicts: dict = {}
@@ -285,12 +300,12 @@ def _analyse(fn, returned, fields: dict) -> tuple[dict, object]:
             if takes is not None:
                 verdicts[pc] = frozenset(depth for depth in range(takes(arg))
                                          if _sequence(stack[-1 - depth].value)) or None
-            out = _step(op, arg, pc, locs, stack, verdicts, returned, fields)
+            out = _step(op, arg, pc, locs, stack, verdicts, returned, fields, options)
             if len(out) == 1 and out[0][0] == pc + 1 and pc + 1 not in leaders:
                 pc, (locs, stack) = out[0][0], out[0][1]
                 continue
             for target, state in out:
-                if _merge(states, visits, target, state) and target not in queued:
+                if _merge(states, visits, target, state, thresholds) and target not in queued:
                     heapq.heappush(pending, target)
                     queued.add(target)
             break
@@ -302,7 +317,21 @@ def _analyse(fn, returned, fields: dict) -> tuple[dict, object]:
     return {pc: v for pc, v in verdicts.items() if v is not None}, returned_range
 
 
-def _merge(states: dict, visits: dict, target: int, state) -> bool:
+def _thresholds(code) -> list:
+    """Where a growing range is widened to before infinity: the numbers the function
+    writes and their neighbours (a count down to `> 0` settles at 0, a count up to
+    `< 3` at 3), a count's largest, and the bounds of a number. Widening only guesses:
+    a guess that does not hold grows on to the next, and the set is finite, so the
+    analysis still ends, and only a state that holds on every way in is kept."""
+    marks = {0, COUNT[1], LARGEST, -LARGEST}
+    for op, arg in code:
+        operand = _CONSTANT_OPERANDS.get(op)
+        if operand is not None and type(value := operand(arg)) is int and -LARGEST < value < LARGEST:
+            marks.update((value - 1, value, value + 1))
+    return sorted(marks)
+
+
+def _merge(states: dict, visits: dict, target: int, state, thresholds: list) -> bool:
     """Join a state into what reaches `target`; True when that changed (visit it again)."""
     old = states.get(target)
     if old is None:
@@ -315,9 +344,11 @@ def _merge(states: dict, visits: dict, target: int, state) -> bool:
     if joined_locs == old_locs and [_key(i) for i in joined_stack] == [_key(i) for i in old_stack]:
         return False
     visits[target] = visits.get(target, 0) + 1
-    if visits[target] > WIDEN_AFTER:  # still growing: what grows goes to infinity
-        joined_locs = {slot: w for slot, v in joined_locs.items() if (w := _widen(old_locs[slot], v)) is not None}
-        joined_stack = [_Item(_widen(a.value, b.value), b.slot, b.test) for a, b in zip(old_stack, joined_stack)]
+    if visits[target] > WIDEN_AFTER:  # still growing: what grows goes to the next threshold
+        joined_locs = {slot: w for slot, v in joined_locs.items()
+                       if (w := _widen(old_locs[slot], v, thresholds)) is not None}
+        joined_stack = [_Item(_widen(a.value, b.value, thresholds), b.slot, b.test)
+                        for a, b in zip(old_stack, joined_stack)]
     states[target] = (joined_locs, joined_stack)
     return True
 
@@ -341,12 +372,19 @@ def _join_locals(a: dict, b: dict) -> dict:
     return {slot: v for slot in (a.keys() & b.keys()) if (v := _join(a[slot], b[slot])) is not None}
 
 
-def _widen(old, new):
+def _widen(old, new, thresholds: list):
     if type(old) is ListOf and type(new) is ListOf:
-        return ListOf(_widen(old.length, new.length), _widen(old.item, new.item))
+        return ListOf(_widen(old.length, new.length, thresholds), _widen(old.item, new.item, thresholds))
     if not (_number(old) and _number(new)):
         return _join(old, new)
-    return (old[0] if new[0] >= old[0] else -INF, old[1] if new[1] <= old[1] else INF)
+    lo, hi = old
+    if new[0] < lo:
+        below = bisect_right(thresholds, new[0])
+        lo = thresholds[below - 1] if below else -INF
+    if new[1] > hi:
+        above = bisect_left(thresholds, new[1])
+        hi = thresholds[above] if above < len(thresholds) else INF
+    return (lo, hi)
 
 
 def _store(locs: dict, stack: list, slot: int, value) -> None:
@@ -361,7 +399,8 @@ def _load(locs: dict, stack: list, slot: int) -> None:
     stack.append(_Item(locs.get(slot), slot))
 
 
-def _step(op: int, arg, pc: int, locs: dict, stack: list, verdicts: dict, returned, fields: dict) -> list:
+def _step(op: int, arg, pc: int, locs: dict, stack: list, verdicts: dict, returned, fields: dict,
+          options: dict) -> list:
     """Run one instruction on the abstract state; [(next pc, state)] for where it goes."""
     after = pc + 1
     if op in (O.ADD, O.SUB, O.MUL):
@@ -435,6 +474,8 @@ def _step(op: int, arg, pc: int, locs: dict, stack: list, verdicts: dict, return
         _builtin(arg, stack)
     elif op == O.ENTRY_FIELD:
         stack[-1] = _Item(fields.get(arg))
+    elif op == O.LOAD_OPTION:
+        stack.append(_Item(options.get(arg)))
     elif op in (O.CALL, O.CALL_MEMO):
         del stack[len(stack) - arg[1]:]
         stack.append(_Item(returned(arg[0])))
