@@ -9,13 +9,15 @@ checking everywhere and both engines still agree.
 
 The analysis is an interval analysis (abstract interpretation to a fixed point):
 each local and stack value is either unknown (None) or a number known to lie in
-[lo, hi] (float infinities where a side is unknown). Numbers come from constants,
+[lo, hi] (a number of which nothing more is known lies within the language's bounds,
+ANY_NUMBER; infinities remain only for the lengths of tuples). Numbers come from constants,
 counts and lengths (never negative, never beyond what a Python list can hold),
 arithmetic on numbers, loop indexes, entry fields that are numbers in every entry,
 int options (runtime/options.py refuses one past the bounds or its declared range),
 and the results of functions whose every `return` gives such a number. Comparisons on a branch narrow the locals they read
 (`while k < 3` keeps `k + 1` small; `if n > 0` makes `n - 1` non-negative). A loop
-head whose ranges keep growing is widened to infinity after a few turns, so the
+head whose ranges keep growing is widened after a few turns, to the next of the
+numbers the function writes (and their neighbours) and then to the bounds, so the
 analysis always ends; what stays unknown stays checked.
 
 Besides numbers, a value may be known to be a list or a text (SEQUENCE): lists and
@@ -37,8 +39,13 @@ from .options import int_option_range
 from .scripting import MAX_LENGTH
 
 INF = float("inf")
-ANY_NUMBER = (-INF, INF)
 LARGEST = INT_BOUND - 1
+# Every number a script holds lies within the bounds (docs/language.md, Limits): numbers
+# written out are refused past them (E0205), every + - * is checked or proved here, and
+# options (runtime/options.py), compiled packs (runtime/program.py), builtins and the
+# engine's own numbers (seats, counts, tiles) keep within them too. So a number of which
+# nothing else is known still lies within them, and `n - 1` where `n > 0` cannot fail.
+ANY_NUMBER = (-LARGEST, LARGEST)
 COUNT = (0, 1 << 63)       # a length or a count: a Python sequence holds fewer items
 WIDEN_AFTER = 6            # changes of a block's state before its growing ranges are widened
 _CONSTANT_OPERANDS = {O.CONST: lambda arg: arg, O.EQ_CONST: lambda arg: arg, O.NE_CONST: lambda arg: arg,
