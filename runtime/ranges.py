@@ -36,7 +36,7 @@ from typing import NamedTuple
 from . import opcodes as O
 from .builtins import BUILTINS, INT_BOUND
 from .options import int_option_range
-from .scripting import MAX_LENGTH
+from .scripting import MAX_BUDGET, MAX_LENGTH
 
 INF = float("inf")
 LARGEST = INT_BOUND - 1
@@ -182,12 +182,46 @@ _FLIPPED = {O.LT: O.GT, O.GT: O.LT, O.LE: O.GE, O.GE: O.LE, O.EQ: O.EQ, O.NE: O.
 
 
 class _Item:
-    """A stack value: its range, the local it was read from (while unchanged), and for a
-    comparison's result the comparison, so a branch on it can narrow its operands."""
-    __slots__ = ("value", "slot", "test")
+    """A stack value: its range, the local it was read from (while unchanged), for a
+    comparison's result the comparison, so a branch on it can narrow its operands, and for
+    a local's value plus or minus a number (`n - 1`) that local and the number's range."""
+    __slots__ = ("value", "slot", "test", "step")
 
-    def __init__(self, value=None, slot=None, test=None):
-        self.value, self.slot, self.test = value, slot, test
+    def __init__(self, value=None, slot=None, test=None, step=None):
+        self.value, self.slot, self.test, self.step = value, slot, test, step
+
+
+class _Context:
+    """What the analysis of one function reads besides its bytecode, and what it learns of
+    how its locals change: per local, the largest step a store moves it by (`n -= 1`) and
+    the largest number any other store gives it (float infinity when unknown)."""
+    __slots__ = ("returned", "fields", "options", "changes", "drifting")
+
+    def __init__(self, returned, fields: dict, options: dict, drifting: dict):
+        self.returned, self.fields, self.options = returned, fields, options
+        self.changes: dict = {}
+        self.drifting = drifting  # local -> a bound its value never passes (see _drifting)
+
+
+def _magnitude(v) -> float:
+    return max(-v[0], v[1]) if _number(v) else INF
+
+
+def _drifting(fn, changes: dict) -> dict:
+    """Locals whose every store either steps them by a small number or gives them a small
+    one, and the bound they stay within because of it: a store runs at most once per
+    turn of the loops around it plus once, each turn spends a step of the run's budget
+    (at most MAX_BUDGET), so a local cannot drift further than its code has stores times
+    that many turns times the largest step. This bounds a count lowered in a loop where
+    no comparison says it stays above 0 (which intervals alone must widen to the bounds).
+    Parameters are left out: the caller gives them any number."""
+    drifting = {}
+    for slot, (step, given) in changes.items():
+        if slot >= fn.nparams and 0 < step:
+            bound = given + len(fn.code) * (MAX_BUDGET + 1) * step
+            if bound < LARGEST:
+                drifting[slot] = bound
+    return drifting
 
 
 def _narrow_locals(locs: dict, test, truth: bool) -> dict:
@@ -273,7 +307,18 @@ class Ranges:
 
 def _analyse(fn, returned, fields: dict, options: dict) -> tuple[dict, object]:
     """({pc: verdict} for the function's ADD/SUB/MUL and collection operands, the range of
-    what it returns).
+    what it returns). When some local proves to drift only a little (_drifting), the
+    function is analysed again with that bound held at its every store."""
+    ctx = _Context(returned, fields, options, {})
+    found = _analysed(fn, ctx)
+    drifting = _drifting(fn, ctx.changes)
+    if not drifting:
+        return found
+    return _analysed(fn, _Context(returned, fields, options, drifting))
+
+
+def _analysed(fn, ctx: "_Context") -> tuple[dict, object]:
+    """One pass of the analysis to a fixed point (see _analyse).
 
     States are kept where blocks start (where a jump lands or after a branch); a block
     runs straight from its state to its branch."""
@@ -288,7 +333,7 @@ def _analyse(fn, returned, fields: dict, options: dict) -> tuple[dict, object]:
             leaders.add(pc + 1)
     states: dict = {0: ({}, [])}
     visits: dict = {}
-    thresholds = _thresholds(code)
+    thresholds = _thresholds(code, ctx.drifting)
     pending = [0]              # block starts to run, lowest first: most joins are then
     queued = {0}               # reached from every way in before what follows them runs
     verdicts: dict = {}
@@ -307,7 +352,7 @@ def _analyse(fn, returned, fields: dict, options: dict) -> tuple[dict, object]:
             if takes is not None:
                 verdicts[pc] = frozenset(depth for depth in range(takes(arg))
                                          if _sequence(stack[-1 - depth].value)) or None
-            out = _step(op, arg, pc, locs, stack, verdicts, returned, fields, options)
+            out = _step(op, arg, pc, locs, stack, verdicts, ctx)
             if len(out) == 1 and out[0][0] == pc + 1 and pc + 1 not in leaders:
                 pc, (locs, stack) = out[0][0], out[0][1]
                 continue
@@ -324,13 +369,13 @@ def _analyse(fn, returned, fields: dict, options: dict) -> tuple[dict, object]:
     return {pc: v for pc, v in verdicts.items() if v is not None}, returned_range
 
 
-def _thresholds(code) -> list:
+def _thresholds(code, drifting: dict) -> list:
     """Where a growing range is widened to before infinity: the numbers the function
     writes and their neighbours (a count down to `> 0` settles at 0, a count up to
     `< 3` at 3), a count's largest, and the bounds of a number. Widening only guesses:
     a guess that does not hold grows on to the next, and the set is finite, so the
     analysis still ends, and only a state that holds on every way in is kept."""
-    marks = {0, COUNT[1], LARGEST, -LARGEST}
+    marks = {0, COUNT[1], LARGEST, -LARGEST, *drifting.values(), *(-b for b in drifting.values())}
     for op, arg in code:
         operand = _CONSTANT_OPERANDS.get(op)
         if operand is not None and type(value := operand(arg)) is int and -LARGEST < value < LARGEST:
@@ -394,20 +439,34 @@ def _widen(old, new, thresholds: list):
     return (lo, hi)
 
 
-def _store(locs: dict, stack: list, slot: int, value) -> None:
-    """A local changes: values read from it earlier no longer say anything about it."""
+def _store(ctx: "_Context", locs: dict, stack: list, slot: int, value, step=None) -> None:
+    """A local changes: values read from it earlier no longer say anything about it. A
+    store that adds `step` to the local itself is noted as a step, any other as a value."""
+    change = ctx.changes.setdefault(slot, [0, 0])
+    if step is not None:
+        change[0] = max(change[0], _magnitude(step))
+    else:
+        change[1] = max(change[1], _magnitude(value))
+    bound = ctx.drifting.get(slot)
+    if bound is not None and _number(value) and value[0] <= bound and -bound <= value[1]:
+        value = (max(value[0], -bound), min(value[1], bound))
     _set(locs, slot, value)
     for i, item in enumerate(stack):
-        if item.slot == slot or (item.test and slot in (item.test[1].slot, item.test[2].slot)):
+        if item.slot == slot or (item.test and slot in (item.test[1].slot, item.test[2].slot)) \
+                or (item.step and item.step[0] == slot):
             stack[i] = _Item(item.value)
+
+
+def _store_item(ctx: "_Context", locs: dict, stack: list, slot: int, item: "_Item") -> None:
+    step = item.step
+    _store(ctx, locs, stack, slot, item.value, step[1] if step is not None and step[0] == slot else None)
 
 
 def _load(locs: dict, stack: list, slot: int) -> None:
     stack.append(_Item(locs.get(slot), slot))
 
 
-def _step(op: int, arg, pc: int, locs: dict, stack: list, verdicts: dict, returned, fields: dict,
-          options: dict) -> list:
+def _step(op: int, arg, pc: int, locs: dict, stack: list, verdicts: dict, ctx: "_Context") -> list:
     """Run one instruction on the abstract state; [(next pc, state)] for where it goes."""
     after = pc + 1
     if op in (O.ADD, O.SUB, O.MUL):
@@ -415,7 +474,7 @@ def _step(op: int, arg, pc: int, locs: dict, stack: list, verdicts: dict, return
         if _number(a.value) and _number(b.value):
             value = _arith(op, a.value, b.value)
             verdicts[pc] = BARE if _known(value) else NUMBERS
-            stack.append(_Item(_clip(value)))
+            stack.append(_Item(_clip(value), step=_stepped(op, a, b)))
         elif op == O.ADD and (_sequence(a.value) or _sequence(b.value)):
             # a list or text added to anything is a list or text, or fails
             if type(a.value) is ListOf and type(b.value) is ListOf:  # two tuples: a tuple
@@ -439,9 +498,9 @@ def _step(op: int, arg, pc: int, locs: dict, stack: list, verdicts: dict, return
         _load(locs, stack, arg[0])
         _load(locs, stack, arg[1])
     elif op == O.STORE_LOCAL:
-        _store(locs, stack, arg, stack.pop().value)
+        _store_item(ctx, locs, stack, arg, stack.pop())
     elif op == O.STORE_LOAD:
-        _store(locs, stack, arg[0], stack.pop().value)
+        _store_item(ctx, locs, stack, arg[0], stack.pop())
         _load(locs, stack, arg[1])
     elif op == O.DUP:
         stack.append(stack[-1])
@@ -480,25 +539,25 @@ def _step(op: int, arg, pc: int, locs: dict, stack: list, verdicts: dict, return
     elif op == O.CALL_BUILTIN:
         _builtin(arg, stack)
     elif op == O.ENTRY_FIELD:
-        stack[-1] = _Item(fields.get(arg))
+        stack[-1] = _Item(ctx.fields.get(arg))
     elif op == O.LOAD_OPTION:
-        stack.append(_Item(options.get(arg)))
+        stack.append(_Item(ctx.options.get(arg)))
     elif op in (O.CALL, O.CALL_MEMO):
         del stack[len(stack) - arg[1]:]
-        stack.append(_Item(returned(arg[0])))
+        stack.append(_Item(ctx.returned(arg[0])))
     elif op == O.PLAYER_SEAT:
         stack.pop()
         stack.append(_Item((1, COUNT[1])))
     elif op == O.ITER_START:
         stack.pop()
-        _store(locs, stack, arg[0], None)
-        _store(locs, stack, arg[1], (0, 0))
+        _store(ctx, locs, stack, arg[0], None)
+        _store(ctx, locs, stack, arg[1], (0, 0))
     elif op in (O.FOR_ITER, O.FOR_ITER_LOAD):
         items, index, var, end = arg[:4]
         looping = dict(locs)
         stack_in = list(stack)
-        _store(looping, stack_in, var, None)
-        _store(looping, stack_in, index, COUNT)
+        _store(ctx, looping, stack_in, var, None)
+        _store(ctx, looping, stack_in, index, COUNT)
         if op == O.FOR_ITER_LOAD:
             _load(looping, stack_in, arg[4])
         return [(after, (looping, stack_in)), (end, (locs, stack))]
@@ -529,6 +588,15 @@ def _step(op: int, arg, pc: int, locs: dict, stack: list, verdicts: dict, return
         if op in O.JUMP_TARGET:
             return [(after, (locs, stack)), (O.jump_target(op, arg), (locs, list(stack)))]
     return [(after, (locs, stack))]
+
+
+def _stepped(op: int, a: "_Item", b: "_Item"):
+    """(local, range) when `a op b` is a local's value plus or minus a number."""
+    if op == O.ADD:
+        return (a.slot, b.value) if a.slot is not None else (b.slot, a.value) if b.slot is not None else None
+    if op == O.SUB and a.slot is not None:
+        return (a.slot, (-b.value[1], -b.value[0]))
+    return None
 
 
 def _builtin(arg, stack: list) -> None:
