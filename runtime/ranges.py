@@ -47,6 +47,10 @@ LARGEST = INT_BOUND - 1
 # nothing else is known still lies within them, and `n - 1` where `n > 0` cannot fail.
 ANY_NUMBER = (-LARGEST, LARGEST)
 COUNT = (0, 1 << 63)       # a length or a count: a Python sequence holds fewer items
+# How often the loops of one call may turn, at most: each turn ends in a backward JUMP,
+# which spends a step of a budget of at most MAX_BUDGET; the count of a list's items is
+# added so the bound holds even were a loop over a list charged its steps all at once.
+MAX_TURNS = MAX_BUDGET + COUNT[1]
 WIDEN_AFTER = 6            # changes of a block's state before its growing ranges are widened
 _CONSTANT_OPERANDS = {O.CONST: lambda arg: arg, O.EQ_CONST: lambda arg: arg, O.NE_CONST: lambda arg: arg,
                       O.JUMP_IF_NE_CONST: lambda arg: arg[0], O.JUMP_IF_EQ_CONST: lambda arg: arg[0]}
@@ -203,6 +207,13 @@ class _Context:
         self.drifting = drifting  # local -> a bound its value never passes (see _drifting)
 
 
+def _jumps_back(pc: int, op: int, arg) -> bool:
+    """Whether an instruction other than JUMP (which spends a step when it goes back) may go back."""
+    if op == O.SWITCH_VAR:  # its own pc as a target goes on to the next instruction
+        return any(t < pc for t in (*arg[2].values(), arg[3]))
+    return op != O.JUMP and op in O.JUMP_TARGET and O.jump_target(op, arg) <= pc
+
+
 def _magnitude(v) -> float:
     return max(-v[0], v[1]) if _number(v) else INF
 
@@ -210,15 +221,17 @@ def _magnitude(v) -> float:
 def _drifting(fn, changes: dict) -> dict:
     """Locals whose every store either steps them by a small number or gives them a small
     one, and the bound they stay within because of it: a store runs at most once per
-    turn of the loops around it plus once, each turn spends a step of the run's budget
-    (at most MAX_BUDGET), so a local cannot drift further than its code has stores times
-    that many turns times the largest step. This bounds a count lowered in a loop where
-    no comparison says it stays above 0 (which intervals alone must widen to the bounds).
+    turn of the loops around it plus once, and a call's loops turn at most MAX_TURNS
+    times, so a local cannot drift further than its code has stores times that many
+    turns times the largest step. This bounds a count lowered in a loop where no
+    comparison says it stays above 0 (which intervals alone must widen to the bounds).
     Parameters are left out: the caller gives them any number."""
+    if any(_jumps_back(pc, op, arg) for pc, (op, arg) in enumerate(fn.code)):
+        return {}  # a turn that would not spend a step: no such bytecode is compiled
     drifting = {}
     for slot, (step, given) in changes.items():
         if slot >= fn.nparams and 0 < step:
-            bound = given + len(fn.code) * (MAX_BUDGET + 1) * step
+            bound = given + len(fn.code) * (MAX_TURNS + 1) * step
             if bound < LARGEST:
                 drifting[slot] = bound
     return drifting
