@@ -14,8 +14,10 @@ ANY_NUMBER; infinities remain only for the lengths of tuples). Numbers come from
 counts and lengths (never negative, never beyond what a Python list can hold),
 arithmetic on numbers, loop indexes, entry fields that are numbers in every entry,
 int options (runtime/options.py refuses one past the bounds or its declared range),
-and the results of functions whose every `return` gives such a number. Comparisons on a branch narrow the locals they read
-(`while k < 3` keeps `k + 1` small; `if n > 0` makes `n - 1` non-negative). A loop
+and the results of functions whose every `return` gives such a number. Comparisons
+on a branch narrow the locals they read (`while k < 3` keeps `k + 1` small; `if n > 0`
+makes `n - 1` non-negative), and a local that only steps by small numbers drifts only
+so far in the turns a budget allows (_drifting). A loop
 head whose ranges keep growing is widened after a few turns, to the next of the
 numbers the function writes (and their neighbours) and then to the bounds, so the
 analysis always ends; what stays unknown stays checked.
@@ -52,8 +54,6 @@ COUNT = (0, 1 << 63)       # a length or a count: a Python sequence holds fewer 
 # added so the bound holds even were a loop over a list charged its steps all at once.
 MAX_TURNS = MAX_BUDGET + COUNT[1]
 WIDEN_AFTER = 6            # changes of a block's state before its growing ranges are widened
-_CONSTANT_OPERANDS = {O.CONST: lambda arg: arg, O.EQ_CONST: lambda arg: arg, O.NE_CONST: lambda arg: arg,
-                      O.JUMP_IF_NE_CONST: lambda arg: arg[0], O.JUMP_IF_EQ_CONST: lambda arg: arg[0]}
 MAX_CALLEES_DEEP = 40      # a chain of calls followed for what they return (Python's stack)
 
 SEQUENCE = "sequence"      # a list or a text (what `+` joins), or a tuple (ListOf) as below
@@ -380,6 +380,11 @@ def _analysed(fn, ctx: "_Context") -> tuple[dict, object]:
     for value in returns[1:]:
         returned_range = _join(returned_range, value)
     return {pc: v for pc, v in verdicts.items() if v is not None}, returned_range
+
+
+# The numbers an instruction writes out, read as thresholds.
+_CONSTANT_OPERANDS = {O.CONST: lambda arg: arg, O.EQ_CONST: lambda arg: arg, O.NE_CONST: lambda arg: arg,
+                      O.JUMP_IF_NE_CONST: lambda arg: arg[0], O.JUMP_IF_EQ_CONST: lambda arg: arg[0]}
 
 
 def _thresholds(code, drifting: dict) -> list:

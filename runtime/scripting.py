@@ -10,7 +10,7 @@ from .builtins import INT_BOUND, MAX_INT_BITS, ScriptFault
 
 DEFAULT_BUDGET = 5_000_000   # steps for a whole match script
 CALL_BUDGET = 200_000        # steps for one score, title or rating call
-MAX_BUDGET = 1 << 62         # the largest budget a run may be given: a loop turns at most this often (runtime/ranges.py)
+MAX_BUDGET = 1 << 62         # the largest budget a run may be given, so a loop turns at most this often
 MAX_DEPTH = 200              # scripts calling each other
 MAX_NESTING = 64             # lists inside lists: a bound of the language (docs/language.md, Limits)
 # Numbers and lists/texts made by + - * (and texts with holes) are bounded too: the step

@@ -82,7 +82,8 @@ fn scaled(k: int) -> int {
   return 6 * pick(k) + k % 3 * 2
 }
 proc play() {
-  log "{counted()} {spent(table)} {doubled(3)} {added(2, 3)} {joined([4])} {scaled(4)} {glued()} {countdown()} {falling(0)} {lowered(7)} {raised(2)}"
+  log "{counted()} {spent(table)} {doubled(3)} {added(2, 3)} {joined([4])} {scaled(4)} {glued()}"
+  log "{countdown()} {falling(0)} {lowered(7)} {raised(2)}"
   log "{spent_freely(table, 3)} {grown_by(2, 3)} {started_at(5, 3)}"
   let big = 2
   while true { big = big * big }
@@ -138,7 +139,7 @@ def test_only_proved_arithmetic_is_written_bare(prog):
 def test_both_engines_agree_on_results_and_on_the_number_that_grows_too_big(prog):
     said_interp, err_interp = run_to_failure(prog, "interp")
     said_fast, err_fast = run_to_failure(prog, "fast")
-    assert said_interp == said_fast and said_interp == ["3 0 1536 6 4, 1 14 1, 2, 3 0 8 0 6", "-6 12 4"]
+    assert said_interp == said_fast and said_interp == ["3 0 1536 6 4, 1 14 1, 2, 3", "0 8 0 6", "-6 12 4"]
     assert (err_interp.code, err_interp.message, err_interp.line) == (err_fast.code, err_fast.message, err_fast.line)
     assert err_interp.code == "E0504"
 
