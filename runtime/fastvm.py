@@ -24,7 +24,7 @@ from .builtins import BUILTINS, ScriptFault
 from .scripting import (CALL_BUDGET, DEFAULT_BUDGET, SCRIPT_FAILURES, Decision, OutOfSteps, ScriptError,
                         behaviour, divide_down, divide_up, index_item, narrate, no_choice_here, no_player, not_an_entry,
                         remainder, check_nesting, script_error, secret_choice, too_deep)
-from .scripting import INT_BOUND, MAX_LENGTH, sized
+from .scripting import INT_BOUND, MAX_LENGTH, checked_budget, sized
 from .world import Event, Thing, World, Zone, owner_of
 
 _MISS = object()
@@ -224,7 +224,7 @@ class FastVM:
     def __init__(self, program, world, budget: int = DEFAULT_BUDGET, module: FastModule | None = None):
         self.program = program
         self.world = world
-        self.budget = budget
+        self.budget = checked_budget(budget)
         self.module = module or fast_module(program)  # tests pass their own (e.g. force_dispatch)
         _ensure_python_stack(PYTHON_HEADROOM)
         self._globals = self.module.globals

@@ -1,6 +1,8 @@
 """Resolve a match's pack options from their declared types and choices."""
 from __future__ import annotations
 
+from .builtins import INT_BOUND, MAX_INT_BITS
+
 
 class OptionError(ValueError):
     """A usage error: an unknown option or a value of the wrong kind."""
@@ -18,7 +20,27 @@ def resolve_options(program, given: dict) -> dict:
                 f"options of {program.name}: {', '.join(program.options) or 'none'}")
             raise OptionError(f"unknown option '{name}' ({hint})")
         values[name] = _convert(name, raw, spec, program)
+    for name, value in values.items():  # defaults too: runtime/ranges.py relies on what this lets through
+        spec = program.options[name]
+        if spec["type"] == "int":
+            low, high = int_option_range(spec)
+            if type(value) is not int or not low <= value <= high:
+                within = f"between {low} and {high}" if high < INT_BOUND - 1 else \
+                    f"below 2^{MAX_INT_BITS} either side of 0"
+                raise OptionError(f"option '{name}' must be a whole number {within}")
     return values
+
+
+def int_option_range(spec: dict) -> tuple:
+    """The least and the largest value an int option may take: its declared range, else
+    its choices, else the bounds of a number."""
+    bounds = spec.get("range")
+    if bounds is not None:
+        return (bounds[0], bounds[1])
+    choices = spec.get("choices")
+    if choices and all(type(c) is int for c in choices):
+        return (min(choices), max(choices))
+    return (1 - INT_BOUND, INT_BOUND - 1)
 
 
 def _convert(name: str, raw, spec: dict, program):

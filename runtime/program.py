@@ -12,6 +12,7 @@ import marshal
 from dataclasses import dataclass, field, fields
 from typing import Any
 
+from .builtins import INT_BOUND, MAX_INT_BITS
 from .opcodes import CONST, RETURN, TABLE_DIGEST
 
 FORMAT = "runebook-compiled"
@@ -224,6 +225,8 @@ class Program:
                                 for name, p in data["policies"].items()}
         except (KeyError, TypeError, ValueError, IndexError, AttributeError) as err:
             raise ProgramFormatError(f"compiled pack is damaged ({type(err).__name__}: {err})") from None
+        if not _within_bounds(data):  # runtime/ranges.py holds every number a script reads to them
+            raise ProgramFormatError(f"compiled pack is damaged (a number beyond 2^{MAX_INT_BITS})")
         return cls._build(data)
 
     @classmethod
@@ -256,6 +259,24 @@ class Program:
             )
         except (KeyError, TypeError, ValueError, IndexError, AttributeError) as err:
             raise ProgramFormatError(f"compiled pack is damaged ({type(err).__name__}: {err})") from None
+
+
+def _within_bounds(value) -> bool:
+    """Every whole number anywhere in `value` (nested lists, tuples, dicts) is within the
+    language's bounds, as the compiler makes them."""
+    pending = [value]
+    while pending:
+        v = pending.pop()
+        t = type(v)
+        if t is int:
+            if not -INT_BOUND < v < INT_BOUND:
+                return False
+        elif t is dict:
+            pending.extend(v.keys())
+            pending.extend(v.values())
+        elif t is list or t is tuple:
+            pending.extend(v)
+    return True
 
 
 def _rows(variables: list) -> list:

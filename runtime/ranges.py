@@ -9,12 +9,17 @@ checking everywhere and both engines still agree.
 
 The analysis is an interval analysis (abstract interpretation to a fixed point):
 each local and stack value is either unknown (None) or a number known to lie in
-[lo, hi] (float infinities where a side is unknown). Numbers come from constants,
+[lo, hi] (a number of which nothing more is known lies within the language's bounds,
+ANY_NUMBER; infinities remain only for the lengths of tuples). Numbers come from constants,
 counts and lengths (never negative, never beyond what a Python list can hold),
-arithmetic on numbers, loop indexes, and the results of functions whose every
-`return` gives such a number. Comparisons on a branch narrow the locals they read
-(`while k < 3` keeps `k + 1` small; `if n > 0` makes `n - 1` non-negative). A loop
-head whose ranges keep growing is widened to infinity after a few turns, so the
+arithmetic on numbers, loop indexes, entry fields that are numbers in every entry,
+int options (runtime/options.py refuses one past the bounds or its declared range),
+and the results of functions whose every `return` gives such a number. Comparisons
+on a branch narrow the locals they read (`while k < 3` keeps `k + 1` small; `if n > 0`
+makes `n - 1` non-negative), and a local that only steps by small numbers drifts only
+so far in the turns a budget allows (_drifting). A loop
+head whose ranges keep growing is widened after a few turns, to the next of the
+numbers the function writes (and their neighbours) and then to the bounds, so the
 analysis always ends; what stays unknown stays checked.
 
 Besides numbers, a value may be known to be a list or a text (SEQUENCE): lists and
@@ -27,16 +32,27 @@ index inside the shortest length it may have cannot fail (IN_BOUNDS).
 from __future__ import annotations
 
 import heapq
+from bisect import bisect_left, bisect_right
 from typing import NamedTuple
 
 from . import opcodes as O
 from .builtins import BUILTINS, INT_BOUND
-from .scripting import MAX_LENGTH
+from .options import int_option_range
+from .scripting import MAX_BUDGET, MAX_LENGTH
 
 INF = float("inf")
-ANY_NUMBER = (-INF, INF)
 LARGEST = INT_BOUND - 1
+# Every number a script holds lies within the bounds (docs/language.md, Limits): numbers
+# written out are refused past them (E0205), every + - * is checked or proved here, and
+# options (runtime/options.py), compiled packs (runtime/program.py), builtins and the
+# engine's own numbers (seats, counts, tiles) keep within them too. So a number of which
+# nothing else is known still lies within them, and `n - 1` where `n > 0` cannot fail.
+ANY_NUMBER = (-LARGEST, LARGEST)
 COUNT = (0, 1 << 63)       # a length or a count: a Python sequence holds fewer items
+# How often the loops of one call may turn, at most: each turn ends in a backward JUMP,
+# which spends a step of a budget of at most MAX_BUDGET; the count of a list's items is
+# added so the bound holds even were a loop over a list charged its steps all at once.
+MAX_TURNS = MAX_BUDGET + COUNT[1]
 WIDEN_AFTER = 6            # changes of a block's state before its growing ranges are widened
 MAX_CALLEES_DEEP = 40      # a chain of calls followed for what they return (Python's stack)
 
@@ -171,12 +187,55 @@ _FLIPPED = {O.LT: O.GT, O.GT: O.LT, O.LE: O.GE, O.GE: O.LE, O.EQ: O.EQ, O.NE: O.
 
 
 class _Item:
-    """A stack value: its range, the local it was read from (while unchanged), and for a
-    comparison's result the comparison, so a branch on it can narrow its operands."""
-    __slots__ = ("value", "slot", "test")
+    """A stack value: its range, the local it was read from (while unchanged), for a
+    comparison's result the comparison, so a branch on it can narrow its operands, and for
+    a local's value plus or minus a number (`n - 1`) that local and the number's range."""
+    __slots__ = ("value", "slot", "test", "step")
 
-    def __init__(self, value=None, slot=None, test=None):
-        self.value, self.slot, self.test = value, slot, test
+    def __init__(self, value=None, slot=None, test=None, step=None):
+        self.value, self.slot, self.test, self.step = value, slot, test, step
+
+
+class _Context:
+    """What the analysis of one function reads besides its bytecode, and what it learns of
+    how its locals change: per local, the largest step a store moves it by (`n -= 1`) and
+    the largest number any other store gives it (float infinity when unknown)."""
+    __slots__ = ("returned", "fields", "options", "changes", "drifting")
+
+    def __init__(self, returned, fields: dict, options: dict, drifting: dict):
+        self.returned, self.fields, self.options = returned, fields, options
+        self.changes: dict = {}
+        self.drifting = drifting  # local -> a bound its value never passes (see _drifting)
+
+
+def _jumps_back(pc: int, op: int, arg) -> bool:
+    """Whether an instruction other than JUMP (which spends a step when it goes back) may go back."""
+    if op == O.SWITCH_VAR:  # its own pc as a target goes on to the next instruction
+        return any(t < pc for t in (*arg[2].values(), arg[3]))
+    return op != O.JUMP and op in O.JUMP_TARGET and O.jump_target(op, arg) <= pc
+
+
+def _magnitude(v) -> float:
+    return max(-v[0], v[1]) if _number(v) else INF
+
+
+def _drifting(fn, changes: dict) -> dict:
+    """Locals whose every store either steps them by a small number or gives them a small
+    one, and the bound they stay within because of it: a store runs at most once per
+    turn of the loops around it plus once, and a call's loops turn at most MAX_TURNS
+    times, so a local cannot drift further than its code has stores times that many
+    turns times the largest step. This bounds a count lowered in a loop where no
+    comparison says it stays above 0 (which intervals alone must widen to the bounds).
+    Parameters are left out: the caller gives them any number."""
+    if any(_jumps_back(pc, op, arg) for pc, (op, arg) in enumerate(fn.code)):
+        return {}  # a turn that would not spend a step: no such bytecode is compiled
+    drifting = {}
+    for slot, (step, given) in changes.items():
+        if slot >= fn.nparams and 0 < step:
+            bound = given + len(fn.code) * (MAX_TURNS + 1) * step
+            if bound < LARGEST:
+                drifting[slot] = bound
+    return drifting
 
 
 def _narrow_locals(locs: dict, test, truth: bool) -> dict:
@@ -204,7 +263,8 @@ class Ranges:
 
     def __init__(self, program):
         self.program = program
-        self._fields = None        # entry field -> SEQUENCE or ListOf where every entry holding it holds one
+        self._fields = None        # entry field -> what every entry holding it holds (see _field_kinds)
+        self._options = None       # option name -> the range of an int option's values
         self._returns: dict = {}   # function index -> range of what it returns (None: unknown)
         self._verdicts: dict = {}  # function index -> {pc: a verdict (see above)}
         self._depth = 0            # callees being analysed for a caller's analysis
@@ -215,22 +275,30 @@ class Ranges:
             return {}
         known = self._verdicts.get(index)
         if known is None or known[0] is not fn:
-            verdicts, returns = _analyse(fn, self._returned, self._field_kinds())
+            verdicts, returns = _analyse(fn, self._returned, self._field_kinds(), self._option_ranges())
             self._returns[index] = (fn, returns)
             known = self._verdicts[index] = (fn, verdicts)
         return known[1]
 
     def _field_kinds(self) -> dict:
-        """A field that is a list or a text in every entry that has it reads as one
-        (reading it from an entry without it fails before any value is made)."""
+        """A field that is a list or a text in every entry that has it reads as one, and
+        one that is a number in every entry reads as a number between the least and the
+        largest of them (reading it from an entry without it fails before any value is
+        made; entries never change while a match runs)."""
         if self._fields is None:
             kinds: dict = {}
             for fields in self.program.entries.values():
                 for name, value in fields.items():
                     kind = _constant(value)
                     kinds[name] = _join(kinds[name], kind) if name in kinds else kind
-            self._fields = {name: kind for name, kind in kinds.items() if _sequence(kind)}
+            self._fields = {name: kind for name, kind in kinds.items() if _sequence(kind) or _known(kind)}
         return self._fields
+
+    def _option_ranges(self) -> dict:
+        if self._options is None:
+            self._options = {name: int_option_range(spec) for name, spec in self.program.options.items()
+                             if spec["type"] == "int"}
+        return self._options
 
     def _returned(self, index: int):
         functions = self.program.functions
@@ -243,7 +311,7 @@ class Ranges:
         self._returns[index] = (fn, None)  # a call of itself on the way: unknown
         self._depth += 1
         try:
-            verdicts, returns = _analyse(fn, self._returned, self._field_kinds())
+            verdicts, returns = _analyse(fn, self._returned, self._field_kinds(), self._option_ranges())
         finally:
             self._depth -= 1
         self._returns[index] = (fn, returns)
@@ -251,9 +319,20 @@ class Ranges:
         return returns
 
 
-def _analyse(fn, returned, fields: dict) -> tuple[dict, object]:
+def _analyse(fn, returned, fields: dict, options: dict) -> tuple[dict, object]:
     """({pc: verdict} for the function's ADD/SUB/MUL and collection operands, the range of
-    what it returns).
+    what it returns). When some local proves to drift only a little (_drifting), the
+    function is analysed again with that bound held at its every store."""
+    ctx = _Context(returned, fields, options, {})
+    found = _analysed(fn, ctx)
+    drifting = _drifting(fn, ctx.changes)
+    if not drifting:
+        return found
+    return _analysed(fn, _Context(returned, fields, options, drifting))
+
+
+def _analysed(fn, ctx: "_Context") -> tuple[dict, object]:
+    """One pass of the analysis to a fixed point (see _analyse).
 
     States are kept where blocks start (where a jump lands or after a branch); a block
     runs straight from its state to its branch."""
@@ -268,6 +347,7 @@ def _analyse(fn, returned, fields: dict) -> tuple[dict, object]:
             leaders.add(pc + 1)
     states: dict = {0: ({}, [])}
     visits: dict = {}
+    thresholds = _thresholds(code, ctx.drifting)
     pending = [0]              # block starts to run, lowest first: most joins are then
     queued = {0}               # reached from every way in before what follows them runs
     verdicts: dict = {}
@@ -286,12 +366,12 @@ def _analyse(fn, returned, fields: dict) -> tuple[dict, object]:
             if takes is not None:
                 verdicts[pc] = frozenset(depth for depth in range(takes(arg))
                                          if _sequence(stack[-1 - depth].value)) or None
-            out = _step(op, arg, pc, locs, stack, verdicts, returned, fields)
+            out = _step(op, arg, pc, locs, stack, verdicts, ctx)
             if len(out) == 1 and out[0][0] == pc + 1 and pc + 1 not in leaders:
                 pc, (locs, stack) = out[0][0], out[0][1]
                 continue
             for target, state in out:
-                if _merge(states, visits, target, state) and target not in queued:
+                if _merge(states, visits, target, state, thresholds) and target not in queued:
                     heapq.heappush(pending, target)
                     queued.add(target)
             break
@@ -303,7 +383,26 @@ def _analyse(fn, returned, fields: dict) -> tuple[dict, object]:
     return {pc: v for pc, v in verdicts.items() if v is not None}, returned_range
 
 
-def _merge(states: dict, visits: dict, target: int, state) -> bool:
+# The numbers an instruction writes out, read as thresholds.
+_CONSTANT_OPERANDS = {O.CONST: lambda arg: arg, O.EQ_CONST: lambda arg: arg, O.NE_CONST: lambda arg: arg,
+                      O.JUMP_IF_NE_CONST: lambda arg: arg[0], O.JUMP_IF_EQ_CONST: lambda arg: arg[0]}
+
+
+def _thresholds(code, drifting: dict) -> list:
+    """Where a growing range is widened to before infinity: the numbers the function
+    writes and their neighbours (a count down to `> 0` settles at 0, a count up to
+    `< 3` at 3), a count's largest, and the bounds of a number. Widening only guesses:
+    a guess that does not hold grows on to the next, and the set is finite, so the
+    analysis still ends, and only a state that holds on every way in is kept."""
+    marks = {0, COUNT[1], LARGEST, -LARGEST, *drifting.values(), *(-b for b in drifting.values())}
+    for op, arg in code:
+        operand = _CONSTANT_OPERANDS.get(op)
+        if operand is not None and type(value := operand(arg)) is int and -LARGEST < value < LARGEST:
+            marks.update((value - 1, value, value + 1))
+    return sorted(marks)
+
+
+def _merge(states: dict, visits: dict, target: int, state, thresholds: list) -> bool:
     """Join a state into what reaches `target`; True when that changed (visit it again)."""
     old = states.get(target)
     if old is None:
@@ -316,9 +415,11 @@ def _merge(states: dict, visits: dict, target: int, state) -> bool:
     if joined_locs == old_locs and [_key(i) for i in joined_stack] == [_key(i) for i in old_stack]:
         return False
     visits[target] = visits.get(target, 0) + 1
-    if visits[target] > WIDEN_AFTER:  # still growing: what grows goes to infinity
-        joined_locs = {slot: w for slot, v in joined_locs.items() if (w := _widen(old_locs[slot], v)) is not None}
-        joined_stack = [_Item(_widen(a.value, b.value), b.slot, b.test) for a, b in zip(old_stack, joined_stack)]
+    if visits[target] > WIDEN_AFTER:  # still growing: what grows goes to the next threshold
+        joined_locs = {slot: w for slot, v in joined_locs.items()
+                       if (w := _widen(old_locs[slot], v, thresholds)) is not None}
+        joined_stack = [_Item(_widen(a.value, b.value, thresholds), b.slot, b.test)
+                        for a, b in zip(old_stack, joined_stack)]
     states[target] = (joined_locs, joined_stack)
     return True
 
@@ -342,27 +443,49 @@ def _join_locals(a: dict, b: dict) -> dict:
     return {slot: v for slot in (a.keys() & b.keys()) if (v := _join(a[slot], b[slot])) is not None}
 
 
-def _widen(old, new):
+def _widen(old, new, thresholds: list):
     if type(old) is ListOf and type(new) is ListOf:
-        return ListOf(_widen(old.length, new.length), _widen(old.item, new.item))
+        return ListOf(_widen(old.length, new.length, thresholds), _widen(old.item, new.item, thresholds))
     if not (_number(old) and _number(new)):
         return _join(old, new)
-    return (old[0] if new[0] >= old[0] else -INF, old[1] if new[1] <= old[1] else INF)
+    lo, hi = old
+    if new[0] < lo:
+        below = bisect_right(thresholds, new[0])
+        lo = thresholds[below - 1] if below else -INF
+    if new[1] > hi:
+        above = bisect_left(thresholds, new[1])
+        hi = thresholds[above] if above < len(thresholds) else INF
+    return (lo, hi)
 
 
-def _store(locs: dict, stack: list, slot: int, value) -> None:
-    """A local changes: values read from it earlier no longer say anything about it."""
+def _store(ctx: "_Context", locs: dict, stack: list, slot: int, value, step=None) -> None:
+    """A local changes: values read from it earlier no longer say anything about it. A
+    store that adds `step` to the local itself is noted as a step, any other as a value."""
+    change = ctx.changes.setdefault(slot, [0, 0])
+    if step is not None:
+        change[0] = max(change[0], _magnitude(step))
+    else:
+        change[1] = max(change[1], _magnitude(value))
+    bound = ctx.drifting.get(slot)
+    if bound is not None and _number(value) and value[0] <= bound and -bound <= value[1]:
+        value = (max(value[0], -bound), min(value[1], bound))
     _set(locs, slot, value)
     for i, item in enumerate(stack):
-        if item.slot == slot or (item.test and slot in (item.test[1].slot, item.test[2].slot)):
+        if item.slot == slot or (item.test and slot in (item.test[1].slot, item.test[2].slot)) \
+                or (item.step and item.step[0] == slot):
             stack[i] = _Item(item.value)
+
+
+def _store_item(ctx: "_Context", locs: dict, stack: list, slot: int, item: "_Item") -> None:
+    step = item.step
+    _store(ctx, locs, stack, slot, item.value, step[1] if step is not None and step[0] == slot else None)
 
 
 def _load(locs: dict, stack: list, slot: int) -> None:
     stack.append(_Item(locs.get(slot), slot))
 
 
-def _step(op: int, arg, pc: int, locs: dict, stack: list, verdicts: dict, returned, fields: dict) -> list:
+def _step(op: int, arg, pc: int, locs: dict, stack: list, verdicts: dict, ctx: "_Context") -> list:
     """Run one instruction on the abstract state; [(next pc, state)] for where it goes."""
     after = pc + 1
     if op in _ARITHMETIC:
@@ -370,7 +493,7 @@ def _step(op: int, arg, pc: int, locs: dict, stack: list, verdicts: dict, return
         if _number(a.value) and _number(b.value):
             value = _arith(op, a.value, b.value)
             verdicts[pc] = BARE if _known(value) else NUMBERS
-            stack.append(_Item(_clip(value)))
+            stack.append(_Item(_clip(value), step=_stepped(op, a, b)))
         elif op == O.ADD and (_sequence(a.value) or _sequence(b.value)):
             # a list or text added to anything is a list or text, or fails
             if type(a.value) is ListOf and type(b.value) is ListOf:  # two tuples: a tuple
@@ -394,9 +517,9 @@ def _step(op: int, arg, pc: int, locs: dict, stack: list, verdicts: dict, return
         _load(locs, stack, arg[0])
         _load(locs, stack, arg[1])
     elif op == O.STORE_LOCAL:
-        _store(locs, stack, arg, stack.pop().value)
+        _store_item(ctx, locs, stack, arg, stack.pop())
     elif op == O.STORE_LOAD:
-        _store(locs, stack, arg[0], stack.pop().value)
+        _store_item(ctx, locs, stack, arg[0], stack.pop())
         _load(locs, stack, arg[1])
     elif op == O.DUP:
         stack.append(stack[-1])
@@ -435,23 +558,25 @@ def _step(op: int, arg, pc: int, locs: dict, stack: list, verdicts: dict, return
     elif op == O.CALL_BUILTIN:
         _builtin(arg, stack)
     elif op == O.ENTRY_FIELD:
-        stack[-1] = _Item(fields.get(arg))
+        stack[-1] = _Item(ctx.fields.get(arg))
+    elif op == O.LOAD_OPTION:
+        stack.append(_Item(ctx.options.get(arg)))
     elif op in (O.CALL, O.CALL_MEMO):
         del stack[len(stack) - arg[1]:]
-        stack.append(_Item(returned(arg[0])))
+        stack.append(_Item(ctx.returned(arg[0])))
     elif op == O.PLAYER_SEAT:
         stack.pop()
         stack.append(_Item((1, COUNT[1])))
     elif op == O.ITER_START:
         stack.pop()
-        _store(locs, stack, arg[0], None)
-        _store(locs, stack, arg[1], (0, 0))
+        _store(ctx, locs, stack, arg[0], None)
+        _store(ctx, locs, stack, arg[1], (0, 0))
     elif op in (O.FOR_ITER, O.FOR_ITER_LOAD):
         items, index, var, end = arg[:4]
         looping = dict(locs)
         stack_in = list(stack)
-        _store(looping, stack_in, var, None)
-        _store(looping, stack_in, index, COUNT)
+        _store(ctx, looping, stack_in, var, None)
+        _store(ctx, looping, stack_in, index, COUNT)
         if op == O.FOR_ITER_LOAD:
             _load(looping, stack_in, arg[4])
         return [(after, (looping, stack_in)), (end, (locs, stack))]
@@ -482,6 +607,15 @@ def _step(op: int, arg, pc: int, locs: dict, stack: list, verdicts: dict, return
         if op in O.JUMP_TARGET:
             return [(after, (locs, stack)), (O.jump_target(op, arg), (locs, list(stack)))]
     return [(after, (locs, stack))]
+
+
+def _stepped(op: int, a: "_Item", b: "_Item"):
+    """(local, range) when `a op b` is a local's value plus or minus a number."""
+    if op == O.ADD:
+        return (a.slot, b.value) if a.slot is not None else (b.slot, a.value) if b.slot is not None else None
+    if op == O.SUB and a.slot is not None:
+        return (a.slot, (-b.value[1], -b.value[0]))
+    return None
 
 
 def _builtin(arg, stack: list) -> None:

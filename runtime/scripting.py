@@ -10,12 +10,20 @@ from .builtins import INT_BOUND, MAX_INT_BITS, ScriptFault
 
 DEFAULT_BUDGET = 5_000_000   # steps for a whole match script
 CALL_BUDGET = 200_000        # steps for one score, title or rating call
+MAX_BUDGET = 1 << 62         # the largest budget a run may be given, so a loop turns at most this often
 MAX_DEPTH = 200              # scripts calling each other
 MAX_NESTING = 64             # lists inside lists: a bound of the language (docs/language.md, Limits)
 # Numbers and lists/texts made by + - * (and texts with holes) are bounded too: the step
 # budget counts loop turns, not the size of what each turn makes, and `x = x * x` a
 # hundred times (or `l = l + l`) would otherwise fill memory within a few steps.
 MAX_LENGTH = 100_000         # items of a list, characters of a text, made by '+' or a text's holes
+
+
+def checked_budget(budget: int) -> int:
+    """A run's step budget, refused past MAX_BUDGET (no run could spend it anyway)."""
+    if not budget <= MAX_BUDGET:
+        raise ValueError(f"a step budget of at most {MAX_BUDGET:,} steps")
+    return budget
 
 
 class TooLarge(ScriptFault):

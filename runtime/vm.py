@@ -31,7 +31,7 @@ from .builtins import BUILTINS, ScriptFault
 from .scripting import (CALL_BUDGET, DEFAULT_BUDGET, MAX_DEPTH, SCRIPT_FAILURES, Decision, OutOfSteps, ScriptError,
                         behaviour, divide_down, divide_up, index_item, narrate, no_choice_here, no_player, not_an_entry,
                         remainder, check_nesting, script_error, secret_choice, too_deep)
-from .scripting import INT_BOUND, sized
+from .scripting import INT_BOUND, checked_budget, sized
 from .world import Event, World, Zone, owner_of
 
 class Frame:
@@ -52,7 +52,7 @@ class VM:
         self.program = program
         self.functions = program.functions
         self.world = world
-        self.budget = budget
+        self.budget = checked_budget(budget)
         self.entries_of = program.kinds
         self.memo: dict = {}
         self.answer_first = None  # (player, group) -> an action option or None: see ASK_FIRST

@@ -16,6 +16,7 @@ from runebook import __version__ as ENGINE_VERSION
 from runebook.compiler.pack import compile_pack, load_program
 from runebook.dsl.diagnostics import ContentError, Diagnostic
 from runebook.runtime.agents import FirstAgent
+from runebook.runtime import opcodes as O
 from runebook.runtime.match import Match
 from runebook.runtime.options import resolve_options
 from runebook.runtime.program import Program, ProgramFormatError
@@ -283,6 +284,16 @@ def test_damaged_fields_are_refused(compiled_text, key):
         except Exception as err:  # noqa: BLE001 - the point is to catch everything else
             leaks.append((junk, type(err).__name__))
     assert not leaks, f"damaged '{key}' escaped as {leaks}"
+
+
+def test_a_number_past_the_bound_in_a_compiled_pack_is_refused(compiled_text):
+    """The fast path reads every number a script holds as within the bounds
+    (runtime/ranges.py): a compiled file must not bring one in from outside."""
+    data = json.loads(compiled_text)
+    Program.from_json(json.dumps(data))
+    data["functions"][0]["code"].insert(0, [O.CONST, 1 << 256])
+    with pytest.raises(ProgramFormatError, match="a number beyond 2\\^256"):
+        Program.from_json(json.dumps(data))
 
 
 def test_the_cache_format_holds_what_the_file_format_holds(compiled_text):
