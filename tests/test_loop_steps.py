@@ -5,7 +5,9 @@ turns in locals and spends them once however it is left: run out, a `break`, a `
 a failure in a turn, or running out of steps (runtime/pysource.py TALLY,
 runtime/structure.py Tally). These tests play a pack whose loops leave in every such
 way, with budgets tight enough to run out anywhere, and demand the interpreter's result,
-log, error and budget left, on both layouts.
+log, error and budget left, on both layouts; and a pack whose loops call procedures that
+loop, fail or decide, so a budget a call leaves wrong (were such loops to count in locals
+too) fails a test.
 """
 from __future__ import annotations
 
@@ -128,3 +130,56 @@ def test_a_budget_that_just_covers_the_game_and_one_short_of_it(tmp_path):
     assert exact.error is None and exact.budget == 0
     short = compare(prog, ("fast", "dispatch"), "first", 0, 1, options, used - 1)[0]
     assert short.error is not None and short.error[0] == "E0501" and short.budget == -1
+
+
+CALLS = """\
+option size: int = 4
+option fail: int = 0
+option pick: int = 0
+var total: int = 0
+
+proc add(x: int) {
+  let n = x
+  while n > 0 {
+    n -= 1
+    total += 1
+  }
+  total += 12 / (x - fail) rounded down
+}
+
+proc asks() {
+  for p in players {
+    total += choose n from [1, 2, 3] for p
+  }
+}
+
+proc play() {
+  let xs = take([1, 2, 3, 4, 5, 6, 7, 8], size)
+  for x in xs {
+    add(x)
+    if x == pick { asks() }
+  }
+  let k = 0
+  while k < size {
+    k += 1
+    add(k)
+    add(k + 1)
+  }
+  log "total {total}"
+}
+
+fn score(p: player) -> int { return total }
+"""
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(budget=st.integers(0, 120), size=st.integers(0, 8), fail=st.integers(0, 9), pick=st.integers(0, 9),
+       seed=st.integers(0, 3))
+def test_loops_that_call_spend_the_interpreters_steps(tmp_path, budget, size, fail, pick, seed):
+    """A loop that calls a procedure (which loops, fails or decides in turn): the same
+    result, log, error and budget left, whether the budget runs out in the loop, in the
+    callee, or the callee fails with steps spent."""
+    prog = compiled(write_pack(tmp_path / "callsteps", {"calls.rune": CALLS}, players="{min: 1, max: 1}"))
+    options = {"size": size, "fail": fail, "pick": pick}
+    for outcome in compare(prog, ("fast", "dispatch"), "first", seed, 1, options, budget):
+        assert (outcome.budget == -1) == (outcome.error is not None and outcome.error[0] == "E0501")
