@@ -173,8 +173,6 @@ class World(Occupancy):
         self.narration_failures: list = []  # ScriptErrors of log lines that could not be made
         self.init_boards(program)
 
-    # ---------------------------------------------------------------- things and zones
-
     def release(self) -> None:
         """Forget the whole match, for a caller that keeps only its result. Things and their
         zones point at each other, so a finished world is a reference cycle that only the
@@ -186,6 +184,8 @@ class World(Occupancy):
                     thing.zone = None
                 one.items.clear()
         self.__dict__.clear()
+
+    # ---------------------------------------------------------------- things and zones
     def holders(self, entry: str, places: tuple) -> tuple:
         """(holder, thing) for each way an entry is in play (HOLDERS), in the order the
         places are declared, then seat order, then zone order: ("zone", index) gives each
