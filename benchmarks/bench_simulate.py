@@ -30,7 +30,7 @@ def play_games(program, agent_spec, options, games, players, engine="fast", vm_c
                                    engine="interp" if vm_class is not None else engine)
         if vm_class is not None:
             match.vm = vm_class(program, match.world)
-        scores.append(match.run().scores[0])
+        scores.append(match.run(keep=False).scores[0])
     return scores
 
 

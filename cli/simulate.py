@@ -43,7 +43,8 @@ def play_batch(task: tuple) -> tuple:
     for seed in seeds:
         try:
             agents = setup_agents(program, setup, seed)
-            result = Match(program, agents, seed, setup["options"], setup["players"], engine=engine).run()
+            match = Match(program, agents, seed, setup["options"], setup["players"], engine=engine)
+            result = match.run(keep=False)  # only the result is read: the world is freed at once
         except ScriptError as err:
             return setup_id, rows, ("script", seed, err.code, err.message, err.function, err.file, err.line, err.hint,
                                     err.chain, err.col)

@@ -75,7 +75,9 @@ class Match:
                         self._event({"type": "say", "text": entry})
             narration.clear()
 
-    def run(self) -> MatchResult:
+    def run(self, keep: bool = True) -> MatchResult:
+        """Play the match to its end. keep=False: the caller reads only the result, so the
+        world and the VM are released (see World.release) and the match cannot be read again."""
         program, vm, world = self.program, self.vm, self.world
         record = self.record
         if record:
@@ -115,7 +117,12 @@ class Match:
                 self._event(event)
             decision = resume(decision.options[index])
         self._flush_narration()
-        return self._finish()
+        result = self._finish()
+        if not keep:
+            world.release()
+            vm.__dict__.clear()
+            self.__dict__.clear()
+        return result
 
     def _answer_first(self, views: list, forgets: bool):
         """ASK_FIRST's question to the acting seat's agent (None when no agent can answer

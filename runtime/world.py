@@ -173,6 +173,18 @@ class World(Occupancy):
         self.narration_failures: list = []  # ScriptErrors of log lines that could not be made
         self.init_boards(program)
 
+    def release(self) -> None:
+        """Forget the whole match, for a caller that keeps only its result. Things and their
+        zones point at each other, so a finished world is a reference cycle that only the
+        cyclic collector would free (walking it at every collection until then); unlinking it
+        lets reference counting free it at once."""
+        for zone in self.zones:
+            for one in zone if type(zone) is list else (zone,):
+                for thing in one.items:
+                    thing.zone = None
+                one.items.clear()
+        self.__dict__.clear()
+
     # ---------------------------------------------------------------- things and zones
     def holders(self, entry: str, places: tuple) -> tuple:
         """(holder, thing) for each way an entry is in play (HOLDERS), in the order the
