@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from . import opcodes as O
 from .builtins import BUILTINS
 from .ranges import BARE, IN_BOUNDS, NUMBERS, SEQUENCES, Ranges
-from .scripting import MAX_DEPTH
+from .scripting import MAX_DEPTH, loops_of
 from .structure import Arm, Block, Tally, Unstructured, dispatch, structure
 
 
@@ -919,7 +919,7 @@ def _blocks(fn, ctx: _Context, index: int, arithmetic: dict) -> list:
     after_miss = frozenset(miss for pc, (op, arg) in enumerate(code) if op == O.SWITCH_VAR
                            for miss in [switch_as_guard(arg, pc)[1]]
                            if ways_in.get(miss) == 1 and miss < len(code) and code[miss][0] == O.SWITCH_VAR)
-    tallied = tallied_loops(code)
+    tallied = tallied_loops(fn)
     stack_in: dict = {0: []}
     blocks: dict = {}
     pending = [0]
@@ -967,26 +967,18 @@ _SPENDS_OR_YIELDS = ({op.code for op in O.OPS if op.spends} - {O.JUMP}) | {
     O.DECIDE, O.DECIDE_ACTION, O.DECIDE_SECRET, O.PERFORM, O.ASK_FIRST}
 
 
-def _ways_back(code: list) -> dict:
-    """Each loop top (a backward jump's target) with its last way back (the jump)."""
-    back_to: dict = {}
-    for pc, (op, arg) in enumerate(code):
-        if op == O.JUMP and arg <= pc:
-            back_to[arg] = max(back_to.get(arg, pc), pc)
-    return back_to
-
-
-def tallied_loops(code: list) -> set:
+def tallied_loops(fn) -> set:
     """The loop tops whose loops may count their steps in locals (TALLY): nothing from the
     top to the way back (compiler/codegen.py lays every loop's body there, inner loops
     included) spends a step but the jumps back."""
-    return {top for top, back in _ways_back(code).items()
+    code = fn.code
+    return {top for _, top, back in loops_of(fn)
             if all(code[at][0] not in _SPENDS_OR_YIELDS for at in range(top, back))}
 
 
-def _loops_only_spend(code: list) -> bool:
+def _loops_only_spend(fn) -> bool:
     """Whether a function's loops are all it spends steps in: one tally serves them all."""
-    return bool(_ways_back(code)) and all(op not in _SPENDS_OR_YIELDS for op, _ in code)
+    return bool(loops_of(fn)) and all(op not in _SPENDS_OR_YIELDS for op, _ in fn.code)
 
 
 @dataclass
@@ -1070,7 +1062,7 @@ def translate_function(fn, index: int, ctx: _Context, force_dispatch: bool = Fal
     body, uses_flag, structured = None, False, False
     if not force_dispatch:
         try:
-            body, uses_flag = structure(blocks, TALLY if _loops_only_spend(fn.code) else None)
+            body, uses_flag = structure(blocks, TALLY if _loops_only_spend(fn) else None)
             structured = True
         except Unstructured:
             pass

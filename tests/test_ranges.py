@@ -92,11 +92,15 @@ fn score(p: player) -> int { return 0 }
 """
 
 
+def _pack(tmp_path_factory, name: str, source: str):
+    folder = tmp_path_factory.mktemp(name)
+    write_pack(folder, {"main.rune": source})
+    return compiled(folder)
+
+
 @pytest.fixture(scope="module")
 def prog(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("ranges")
-    write_pack(folder, {"main.rune": SOURCE})
-    return compiled(folder)
+    return _pack(tmp_path_factory, "ranges", SOURCE)
 
 
 def proved(prog, name: str) -> list:
@@ -234,9 +238,7 @@ fn score(p: player) -> int { return 0 }
 
 @pytest.fixture(scope="module")
 def known(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("known")
-    write_pack(folder, {"main.rune": KNOWN})
-    return compiled(folder)
+    return _pack(tmp_path_factory, "known", KNOWN)
 
 
 @pytest.mark.parametrize("name, expected", [
