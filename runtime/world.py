@@ -19,6 +19,7 @@ from .scripting import MAX_LENGTH, TooLarge, sized
 
 _new = object.__new__
 _SHARED = (None,)  # the owners of a shared zone's one copy
+_LISTS = (list, tuple)  # type(x) in _LISTS: one test where `is list or is tuple` may take two
 
 
 def owner_of(thing):
@@ -255,8 +256,11 @@ class World(Occupancy):
             thing.entry = entry
             thing.face = face
             thing.zone = zone
-            thing.vars = initial.copy() if initial else initial  # () stays shared
+            thing.vars = initial  # () stays shared; a list is copied for each below
             items.append(thing)
+        if initial:  # each thing its own variables
+            for thing in items[len(items) - made:]:
+                thing.vars = initial.copy()
         self.next_id = first + made
         return made
 
@@ -350,7 +354,7 @@ class World(Occupancy):
         return r
 
     def roll(self, what) -> None:
-        things = what if type(what) is tuple or type(what) is list else (what,)
+        things = what if type(what) in _LISTS else (what,)
         if self.forced_rolls:  # card tests
             self._roll_forced(things)
             return
