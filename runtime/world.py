@@ -269,7 +269,7 @@ class World(Occupancy):
                 first = what[0]
                 old = first.zone if first is not None else None
                 if old is None or old is zone or old.items[:n] != (what if kind is list else list(what)):
-                    self._move_each(what, zone, place == "top")  # (the lists compared by identity first)
+                    self._move_each(what, zone, place == "top")  # (things compare by identity)
                     return
                 del old.items[:n]
                 for t in what:
@@ -281,7 +281,7 @@ class World(Occupancy):
                 return
             what = what[0]
         if type(what) is not Thing:  # none (refused), or what only looks like a thing
-            self._move_each(what if type(what) is tuple or type(what) is list else (what,), zone, place == "top")
+            self._move_each(what if type(what) in _LISTS else (what,), zone, place == "top")
             return
         old = what.zone  # one thing: no tuple made, no loop
         if old is not None:

@@ -1,5 +1,6 @@
 """A game's starting world: what it copies from the program's layout (worked out once
-per program) must stay its own, and `create` must make things as it always has."""
+per program) must stay its own, and `create` must make things as it always has. Rolls and
+shuffles, written out for speed, must draw as random.Random does (the same seed, the same game)."""
 from __future__ import annotations
 
 import random
