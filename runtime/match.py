@@ -120,6 +120,8 @@ class Match:
         result = self._finish()
         if not keep:
             world.release()
+            for view in views:  # a view that masks zones holds its own methods: a cycle too
+                view.call = view.call_each = None
             vm.__dict__.clear()
             self.__dict__.clear()
         return result

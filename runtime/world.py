@@ -19,6 +19,7 @@ from .scripting import MAX_LENGTH, TooLarge, sized
 
 _new = object.__new__
 _SHARED = (None,)  # the owners of a shared zone's one copy
+_LISTS = (list, tuple)  # type(x) in _LISTS: one test where `is list or is tuple` may take two
 
 
 def owner_of(thing):
@@ -78,14 +79,8 @@ class HiddenThing(Thing):
         return "hidden"
 
 
-def _join(things, zone: Zone, top: bool) -> None:
-    """Put things that left their zone into `zone`, as moving them one at a time would."""
-    for t in things:
-        t.zone = zone
-    if top:  # each would go on top of the one before
-        zone.items[:0] = things[::-1]
-    else:
-        zone.items.extend(things)
+def _not_a_die(entry: str) -> ScriptFault:
+    return ScriptFault(f"'{entry}' is not a die and cannot be rolled")
 
 
 class Event:
@@ -175,14 +170,19 @@ class World(Occupancy):
 
     def release(self) -> None:
         """Forget the whole match, for a caller that keeps only its result. Things and their
-        zones point at each other, so a finished world is a reference cycle that only the
-        cyclic collector would free (walking it at every collection until then); unlinking it
-        lets reference counting free it at once."""
+        zones point at each other, so a finished world is a reference cycle: left to the
+        cyclic collector, the ~100 objects a game kept alive make its young generation fill
+        and be walked every few games (callgrind: ~90 k instructions a game in the collector's
+        traversals). Emptying every zone's list is enough to unlink them (a thing then points
+        at a zone that no longer points back), and lets reference counting free it all at once."""
         for zone in self.zones:
-            for one in zone if type(zone) is list else (zone,):
-                for thing in one.items:
-                    thing.zone = None
-                one.items.clear()
+            if type(zone) is list:
+                for one in zone:
+                    one.items.clear()
+            else:
+                zone.items.clear()
+        for copy in self.hidden_copies.values():  # what others saw of private zones: the same cycles
+            copy.items.clear()
         self.__dict__.clear()
 
     # ---------------------------------------------------------------- things and zones
@@ -246,30 +246,74 @@ class World(Occupancy):
             thing.entry = entry
             thing.face = face
             thing.zone = zone
-            thing.vars = initial.copy() if initial else initial  # () stays shared
+            thing.vars = initial  # () stays shared; a list is copied for each below
             items.append(thing)
+        if initial:  # each thing its own variables
+            for thing in items[len(items) - made:]:
+                thing.vars = initial.copy()
         self.next_id = first + made
         return made
 
     def move(self, what, zone: Zone, place: str) -> None:
-        if type(what) is tuple and len(what) < 2:  # a list of things that held one, or none
-            if not what:
+        kind = type(what)
+        if kind is tuple or kind is list:  # what a script listed: most moves of World.move
+            n = len(what)
+            if n != 1:
+                if not n:
+                    return
+                # Things that are the first ones of another zone, in its order (a whole zone,
+                # or `take` of it: most moves of several things), move as one cut and one
+                # join: moving them one at a time would remove each from the front of its
+                # zone in turn, so the result is the same. Any other things, one at a time.
+                # Written out here, not in a helper: the call would cost ~10 k instructions a game.
+                first = what[0]
+                old = first.zone if first is not None else None
+                if old is None or old is zone or old.items[:n] != (what if kind is list else list(what)):
+                    self._move_each(what, zone, place == "top")  # (things compare by identity)
+                    return
+                del old.items[:n]
+                for t in what:
+                    t.zone = zone
+                if place == "top":  # each would go on top of the one before
+                    zone.items[:0] = what[::-1]
+                else:
+                    zone.items.extend(what)
                 return
             what = what[0]
-        if type(what) is Thing:  # one thing, most moves: no tuple made, no loop
-            old = what.zone
-            if old is not None:
-                old.items.remove(what)
-            what.zone = zone
-            if place == "top":
-                zone.items.insert(0, what)
-            else:
-                zone.items.append(what)
+        if type(what) is not Thing:  # none (refused), or what only looks like a thing
+            self._move_each(what if type(what) in _LISTS else (what,), zone, place == "top")
             return
-        things = what if type(what) is tuple or type(what) is list else (what,)
-        if len(things) > 1 and self._move_front(things, zone, place == "top"):
+        old = what.zone  # one thing: no tuple made, no loop
+        if old is not None:
+            old.items.remove(what)
+        what.zone = zone
+        if place == "top":
+            zone.items.insert(0, what)
+        else:
+            zone.items.append(what)
+
+    def move_all(self, items: list, zone: Zone, place: str) -> None:
+        """move(tuple(items), zone, place) for the items list of a zone: every thing in it.
+        Into another zone, as move does it for a zone's first things: one cut and one join,
+        without the copy."""
+        if not items:
             return
-        items, top = zone.items, place == "top"
+        dest = zone.items
+        if dest is items:  # a zone onto itself: thing by thing, as move does it
+            self._move_each(tuple(items), zone, place == "top")
+            return
+        for t in items:  # written out as in move: a call costs more than these lines
+            t.zone = zone
+        if place == "top":  # each would go on top of the one before
+            dest[:0] = items[::-1]
+        else:
+            dest.extend(items)
+        items.clear()
+
+    @staticmethod
+    def _move_each(things, zone: Zone, top: bool) -> None:
+        """Things moved one at a time, in their order: what every move amounts to."""
+        items = zone.items
         for t in things:
             if t is None:
                 raise ScriptFault("cannot move 'none'")
@@ -281,40 +325,6 @@ class World(Occupancy):
                 items.insert(0, t)
             else:
                 items.append(t)
-
-    def move_all(self, items: list, zone: Zone, place: str) -> None:
-        """move(tuple(items), zone, place) for the items list of a zone: every thing in it.
-        Into another zone, as _move_front would do it: one cut and one join, without the copy."""
-        if not items:
-            return
-        dest = zone.items
-        if dest is items:  # a zone onto itself: thing by thing, as move does it
-            self.move(tuple(items), zone, place)
-            return
-        _join(items, zone, place == "top")
-        items.clear()
-
-    @staticmethod
-    def _move_front(things, zone: Zone, top: bool) -> bool:
-        """Move things that are the first ones of another zone, in its order (a whole zone,
-        or `take` of it: most moves of several things), as one cut and one join. Moving them
-        one at a time would remove each from the front of its zone in turn, so the result is
-        the same. False, with nothing changed, for any other things."""
-        first = things[0]
-        old = first.zone if first is not None else None
-        if old is None or old is zone:
-            return False
-        n, items = len(things), old.items
-        if items[:n] != (things if type(things) is list else list(things)):  # the same things (identity)
-            return False
-        del items[:n]
-        for t in things:  # _join written out: this is the hot path, and a call costs ~0.2% of a game
-            t.zone = zone
-        if top:  # each would go on top of the one before
-            zone.items[:0] = things[::-1]
-        else:
-            zone.items.extend(things)
-        return True
 
     def destroy(self, what) -> None:
         things = what if isinstance(what, (tuple, list)) else (what,)
@@ -339,23 +349,39 @@ class World(Occupancy):
         return r
 
     def roll(self, what) -> None:
-        things = what if type(what) is tuple or type(what) is list else (what,)
-        draws, bits, forced = self._die_draws, self._bits, self.forced_rolls
+        things = what if type(what) in _LISTS else (what,)
+        if self.forced_rolls:  # card tests
+            self._roll_forced(things)
+            return
+        draws, bits = self._die_draws, self._bits
+        entry = None
         for t in things:
-            try:
-                faces, n, k = draws[t.entry]
-            except KeyError:
-                raise ScriptFault(f"'{t.entry}' is not a die and cannot be rolled") from None
+            if t.entry is not entry:  # the dice of a roll are mostly alike: each kind looked up once
+                entry = t.entry
+                try:
+                    faces, n, k = draws[entry]
+                except KeyError:
+                    raise _not_a_die(entry) from None
+            r = bits(k)  # below(n), written out: a roll of several dice is one call
+            while r >= n:
+                r = bits(k)
+            t.face = faces[r]
+
+    def _roll_forced(self, things) -> None:
+        """A roll while a card test forces faces: each die takes the next forced face, and
+        draws as a roll does once there is none left."""
+        forced, draws = self.forced_rolls, self._die_draws
+        for t in things:
+            if t.entry not in draws:
+                raise _not_a_die(t.entry)
+            faces, n, k = draws[t.entry]
             if forced:
                 face = forced.popleft()
                 if face not in faces:
                     raise ScriptFault(f"forced roll '{face}' is not a face of '{t.entry}' ({', '.join(faces)})")
                 t.face = face
-                continue
-            r = bits(k)  # below(n), written out: a roll of several dice is one call
-            while r >= n:
-                r = bits(k)
-            t.face = faces[r]
+            else:
+                t.face = faces[self.below(n)]
 
     def set_face(self, thing: Thing, face: str) -> None:
         faces = self.dice.get(thing.entry)
@@ -367,9 +393,13 @@ class World(Occupancy):
 
     def shuffle(self, zone: Zone) -> None:
         items, bits = zone.items, self._bits
+        k = len(items).bit_length()  # the bits below(i + 1) draws: (i + 1).bit_length(), kept as i falls
+        least = (1 << k >> 1) - 1  # the smallest i drawn with k bits
         for i in range(len(items) - 1, 0, -1):  # Fisher-Yates, as Random.shuffle
-            k = (i + 1).bit_length()  # below(i + 1), written out
-            j = bits(k)
+            if i < least:
+                k -= 1
+                least >>= 1
+            j = bits(k)  # below(i + 1), written out
             while j > i:
                 j = bits(k)
             items[i], items[j] = items[j], items[i]
