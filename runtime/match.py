@@ -16,6 +16,7 @@ play, with less listing.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Callable, Optional
 
 from .fastvm import make_vm
@@ -37,6 +38,26 @@ def start_event(program, seed, options, n_players, agents) -> dict:
     return {"type": "start", "engine": program.engine_version, "pack": program.name,
             "pack_hash": program.pack_hash, "seed": seed, "players": n_players,
             "options": dict(options), "agents": [getattr(a, "name", "?") for a in agents]}
+
+
+def _askers(agents: list, views: list, forgets: bool):
+    """Per seat, ASK_FIRST's question to its agent, (player, group) -> an option or None, or
+    None for an agent that never answers before the options are listed; None when no agent
+    does. Each is made once per match: the agent's own method with its seat's view bound."""
+    firsts = [getattr(agent, "answer_first", None) for agent in agents]
+    if not any(firsts):
+        return None
+    return [None if first is None else _asker(first, view, forgets) for first, view in zip(firsts, views)]
+
+
+def _asker(answer_first, view: SeatView, forgets: bool):
+    if not forgets:
+        return partial(answer_first, view)  # called from C: no Python frame between the VM and the agent
+
+    def ask(player, group: str):
+        new_decision(view)  # a new question: what the view saw for the last one is stale
+        return answer_first(view, player, group)
+    return ask
 
 
 class Match:
@@ -93,11 +114,12 @@ class Match:
         # action decision that follows.
         asked_first = [False] * self.n_players
         if not record:  # a recorded decision shows every option, so all are listed
-            vm.answer_first = self._answer_first(views, forgets)
+            vm.answer_first = _askers(agents, views, forgets)
             if vm.answer_first is not None:
-                asked_first = [getattr(agent, "answer_first", None) is not None for agent in agents]
+                asked_first = [ask is not None for ask in vm.answer_first]
         narration = world.narration
         resume = vm.resume
+        decided = 0  # counted here, a local, and kept once the match ends
         decision = vm.run()
         while decision is not None:
             if narration:
@@ -107,7 +129,7 @@ class Match:
             if forgets and not (asked_first[seat] and decision.kind == "action"):
                 new_decision(view)
             index = agents[seat].choose(decision, view)
-            self.decisions += 1
+            decided += 1
             if record:
                 labels = decision.labels(world)
                 event = {"type": "decision", "player": seat + 1, "kind": decision.kind,
@@ -116,6 +138,7 @@ class Match:
                     event["private"] = seat + 1
                 self._event(event)
             decision = resume(decision.options[index])
+        self.decisions += decided
         self._flush_narration()
         result = self._finish()
         if not keep:
@@ -123,25 +146,6 @@ class Match:
             vm.__dict__.clear()
             self.__dict__.clear()
         return result
-
-    def _answer_first(self, views: list, forgets: bool):
-        """ASK_FIRST's question to the acting seat's agent (None when no agent can answer
-        before the options are listed)."""
-        firsts = [getattr(agent, "answer_first", None) for agent in self.agents]
-        if not any(firsts):
-            return None
-
-        def answer_first(player, group: str):
-            if player is None:
-                return None  # the act site fails on it as it would have
-            ask = firsts[player.seat]
-            if ask is None:
-                return None
-            view = views[player.seat]
-            if forgets:
-                new_decision(view)
-            return ask(player, group, view)
-        return answer_first
 
     def _finish(self) -> MatchResult:
         program, vm, world = self.program, self.vm, self.world

@@ -55,7 +55,7 @@ class VM:
         self.budget = checked_budget(budget)
         self.entries_of = program.kinds
         self.memo: dict = {}
-        self.answer_first = None  # (player, group) -> an action option or None: see ASK_FIRST
+        self.answer_first = None  # per seat, (player, group) -> an action option or None (or no asker): ASK_FIRST
         self.frames: list[Frame] = []
         self.result = None
         self.done = False
@@ -101,10 +101,13 @@ class VM:
         return [call(fn_index, args) for fn_index, args in calls]
 
     def ask_first(self, player, group: str):
-        """ASK_FIRST: the answer `answer_first` (set by the match) gives, or none. It runs
-        in the middle of a run as `call` does: the run's frames and budget are kept."""
-        answer_first = self.answer_first
-        return None if answer_first is None else answer_first(player, group)
+        """ASK_FIRST: the answer the player's asker in `answer_first` (set by the match) gives,
+        or none. It runs in the middle of a run as `call` does: the run's frames and budget are kept."""
+        askers = self.answer_first
+        if askers is None or player is None:  # (none: the act site fails on it as it would have)
+            return None
+        ask = askers[player.seat]
+        return None if ask is None else ask(player, group)
 
     def aside(self, fn_index: int, args=()):
         """Run a question in the middle of a run (a log line's narration), as `call` does,
