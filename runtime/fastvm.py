@@ -338,18 +338,15 @@ class FastVM:
         g = self._globals
         if g["_M"] is not self.memo:
             self._bind()
-        module = self.module
-        callables, base, generators = module.callables, module.base, module.generators
+        plain = self._plain
         answers = []
+        answer = answers.append
         fn_index = None
         try:
             for fn_index, args in calls:
-                if fn_index in generators:  # one that could ask: `call` says so if it does
-                    answers.append(self.call(fn_index, args))
-                    continue
                 g["_steps"] = CALL_BUDGET
-                fn = callables[fn_index] if fn_index < base else module.function(self.program, fn_index)
-                answers.append(fn(*args))
+                fn = plain.get(fn_index)
+                answer(fn(*args) if fn is not None else self._call_any(fn_index, args))
         except ScriptError:
             raise
         except Exception as err:  # noqa: BLE001
