@@ -96,9 +96,7 @@ class PolicyAgent(Agent):
         self.name = f"policy:{policy}"
         self.ratings = program.policies[policy]
         self.deciders = self.ratings["decide"]
-        self.run_actions, self.fixed_actions, self.run_choices = _rating_tables(program, policy)
-        # {group: its decider} for the groups decided without reading the options
-        self._blind = {group: self.deciders["action"][group] for group in self.deciders.get("blind", ())}
+        self.run_actions, self.fixed_actions, self.run_choices, self._blind = _policy_tables(program, policy)
         self._sizes = _option_sizes(program)
         self._first = None  # (player, group, answer) given by answer_first, for the decision it precedes
         if not self._blind:
@@ -213,13 +211,15 @@ class PolicyAgent(Agent):
         return max(range(len(scores)), key=scores.__getitem__)  # the first of the best, as choose's
 
 
-def _rating_tables(program, policy: str) -> tuple:
+def _policy_tables(program, policy: str) -> tuple:
     """How the policy rates an option, worked out once per program for both ways of rating:
     ({action index: its rating function, to run}, per action index the score of an action
-    whose rating is not run, {choice tag: its rating function, to run}). An unrated action
-    scores 0; a constant rating (`rate flee: 0 - 100`) is read, not run: the same answer, no
-    engine call. An unrated choice, or one rated by a constant, rates every option the same."""
-    tables = program.derived.rating_tables.get(policy)
+    whose rating is not run, {choice tag: its rating function, to run}), then {group: its
+    decider} for the groups it decides without reading the options (asked first). An unrated
+    action scores 0; a constant rating (`rate flee: 0 - 100`) is read, not run: the same
+    answer, no engine call. An unrated choice, or one rated by a constant, rates every
+    option the same."""
+    tables = program.derived.policy_tables.get(policy)
     if tables is None:
         ratings = program.policies[policy]
         constants = {}
@@ -232,7 +232,9 @@ def _rating_tables(program, policy: str) -> tuple:
         fixed_actions = tuple(0 if action not in rated else constants.get(rated[action])  # None: run
                               for action in range(len(program.actions)))
         run_choices = {tag: fn for tag, fn in ratings["choice"].items() if fn not in constants}
-        tables = program.derived.rating_tables[policy] = (run_actions, fixed_actions, run_choices)
+        deciders = ratings["decide"]
+        blind = {group: deciders["action"][group] for group in deciders.get("blind", ())}
+        tables = program.derived.policy_tables[policy] = (run_actions, fixed_actions, run_choices, blind)
     return tables
 
 
