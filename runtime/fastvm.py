@@ -233,7 +233,7 @@ class FastVM:
         self._globals = self.module.globals
         self._plain = self.module.plain
         self.memo: dict = {}
-        self.answer_first = None  # per seat, (player, group) -> an action option or None (or no asker): ASK_FIRST
+        self.answer_first = None  # per seat, (ask, view): ask(view, player, group) -> an action option or None: ASK_FIRST
         self.result = None
         self.done = False
         self._gen = None
@@ -359,13 +359,14 @@ class FastVM:
         askers = self.answer_first
         if askers is None or player is None:
             return None
-        ask = askers[player.seat]
-        if ask is None:
+        asker = askers[player.seat]
+        if asker is None:
             return None
+        ask, view = asker
         g = self._globals
         steps = g["_steps"]
         try:
-            return ask(player, group)
+            return ask(view, player, group)
         finally:
             if g["_M"] is not self.memo:
                 self._bind()

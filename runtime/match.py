@@ -16,7 +16,6 @@ play, with less listing.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import partial
 from typing import Callable, Optional
 
 from .fastvm import make_vm
@@ -41,20 +40,19 @@ def start_event(program, seed, options, n_players, agents) -> dict:
 
 
 def _askers(agents: list, views: list, forgets: bool):
-    """Per seat, ASK_FIRST's question to its agent, (player, group) -> an option or None, or
-    None for an agent that never answers before the options are listed; None when no agent
-    does. Each is made once per match: the agent's own method with its seat's view bound."""
+    """Per seat, ASK_FIRST's question to its agent: (ask, view), ask(view, player, group) ->
+    an option or None, or None for an agent that never answers before the options are
+    listed; None when no agent does. Made once per match: the agent's own method, called
+    by the VM with no layer between them, where its view need not forget anything."""
     firsts = [getattr(agent, "answer_first", None) for agent in agents]
     if not any(firsts):
         return None
-    return [None if first is None else _asker(first, view, forgets) for first, view in zip(firsts, views)]
+    return [None if first is None else (_forgetting(first) if forgets else first, view)
+            for first, view in zip(firsts, views)]
 
 
-def _asker(answer_first, view: SeatView, forgets: bool):
-    if not forgets:
-        return partial(answer_first, view)  # called from C: no Python frame between the VM and the agent
-
-    def ask(player, group: str):
+def _forgetting(answer_first):
+    def ask(view: SeatView, player, group: str):
         new_decision(view)  # a new question: what the view saw for the last one is stale
         return answer_first(view, player, group)
     return ask

@@ -55,7 +55,7 @@ class VM:
         self.budget = checked_budget(budget)
         self.entries_of = program.kinds
         self.memo: dict = {}
-        self.answer_first = None  # per seat, (player, group) -> an action option or None (or no asker): ASK_FIRST
+        self.answer_first = None  # per seat, (ask, view): ask(view, player, group) -> an action option or None: ASK_FIRST
         self.frames: list[Frame] = []
         self.result = None
         self.done = False
@@ -106,8 +106,11 @@ class VM:
         askers = self.answer_first
         if askers is None or player is None:  # (none: the act site fails on it as it would have)
             return None
-        ask = askers[player.seat]
-        return None if ask is None else ask(player, group)
+        asker = askers[player.seat]
+        if asker is None:
+            return None
+        ask, view = asker
+        return ask(view, player, group)
 
     def aside(self, fn_index: int, args=()):
         """Run a question in the middle of a run (a log line's narration), as `call` does,
