@@ -233,7 +233,7 @@ class FastVM:
         self._globals = self.module.globals
         self._plain = self.module.plain
         self.memo: dict = {}
-        self.answer_first = None  # per seat, (ask, view): ask(view, player, group) -> an action option or None: ASK_FIRST
+        self.answer_first = None  # per seat, (ask, view) or None: ask(view, player, group) answers ASK_FIRST
         self.result = None
         self.done = False
         self._gen = None

@@ -52,6 +52,7 @@ def _askers(agents: list, views: list, forgets: bool):
 
 
 def _forgetting(answer_first):
+    """answer_first asked of a view that keeps something of a decision (masked zones)."""
     def ask(view: SeatView, player, group: str):
         new_decision(view)  # a new question: what the view saw for the last one is stale
         return answer_first(view, player, group)
@@ -117,7 +118,7 @@ class Match:
                 asked_first = [ask is not None for ask in vm.answer_first]
         narration = world.narration
         resume = vm.resume
-        decided = 0  # counted here, a local, and kept once the match ends
+        decided = 0  # a local in the loop (an attribute costs more at every decision)
         decision = vm.run()
         while decision is not None:
             if narration:

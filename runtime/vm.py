@@ -55,7 +55,7 @@ class VM:
         self.budget = checked_budget(budget)
         self.entries_of = program.kinds
         self.memo: dict = {}
-        self.answer_first = None  # per seat, (ask, view): ask(view, player, group) -> an action option or None: ASK_FIRST
+        self.answer_first = None  # per seat, (ask, view) or None: ask(view, player, group) answers ASK_FIRST
         self.frames: list[Frame] = []
         self.result = None
         self.done = False
