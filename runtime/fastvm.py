@@ -21,7 +21,7 @@ import sys
 from typing import Optional
 
 from .builtins import BUILTINS, ScriptFault
-from .scripting import (CALL_BUDGET, DEFAULT_BUDGET, SCRIPT_FAILURES, Decision, OutOfSteps, ScriptError,
+from .scripting import (CALL_BUDGET, DEFAULT_BUDGET, SCRIPT_FAILURES, Decision, make_decision, OutOfSteps, ScriptError,
                         behaviour, divide_down, divide_up, index_item, narrate, no_choice_here, no_player, not_an_entry,
                         remainder, check_nesting, script_error, secret_choice, too_deep)
 from .scripting import INT_BOUND, MAX_LENGTH, checked_budget, sized
@@ -45,7 +45,7 @@ def _helpers(program) -> dict:
     names = {
         "__builtins__": {},
         "_len": len, "_tuple": tuple, "_list": list, "_type": type, "_min": min, "_max": max,
-        "_Zone": Zone, "_Thing": Thing, "_Event": Event, "_Decision": Decision, "_MISS": _MISS,
+        "_Zone": Zone, "_Thing": Thing, "_Event": Event, "_Decision": make_decision, "_MISS": _MISS,
         "_oos": _oos, "_deep": too_deep, "_no_player": no_player, "_ran_off": _ran_off,
         "_index": index_item, "_mod": remainder, "_div_up": divide_up, "_div_down": divide_down,
         "_owner": owner_of, "_text": World.text_of, "_check_nesting": check_nesting, "_narrate": narrate,

@@ -29,7 +29,7 @@ from typing import Optional
 from . import opcodes as O
 from .builtins import BUILTINS, ScriptFault
 from .scripting import (CALL_BUDGET, DEFAULT_BUDGET, MAX_DEPTH, SCRIPT_FAILURES, Decision, OutOfSteps, ScriptError,
-                        behaviour, divide_down, divide_up, index_item, narrate, no_choice_here, no_player, not_an_entry,
+                        make_decision, behaviour, divide_down, divide_up, index_item, narrate, no_choice_here, no_player, not_an_entry,
                         remainder, check_nesting, script_error, secret_choice, too_deep)
 from .scripting import INT_BOUND, checked_budget, sized
 from .world import Event, World, Zone, owner_of
@@ -145,7 +145,7 @@ if len(options) <= 1:  # nothing to decide
     continue
 frame.pc = pc
 self.budget = steps
-return Decision(player, "{kind}", arg, list(options))
+return make_decision(player, "{kind}", arg, list(options))
 """
 
 # A script call once its function and arguments are on the stack: spend a step, open a
