@@ -96,15 +96,13 @@ class PolicyAgent(Agent):
         self.name = f"policy:{policy}"
         self.ratings = program.policies[policy]
         self.deciders = self.ratings["decide"]
-        self.run_actions, self.fixed_actions, self.run_choices = _rating_tables(program, policy)
-        # {group: its decider} for the groups decided without reading the options
-        self._blind = {group: self.deciders["action"][group] for group in self.deciders.get("blind", ())}
+        self.run_actions, self.fixed_actions, self.run_choices, self._blind = _policy_tables(program, policy)
         self._sizes = _option_sizes(program)
         self._first = None  # (player, group, answer) given by answer_first, for the decision it precedes
         if not self._blind:
             self.answer_first = None  # nothing to answer first: the match need not ask
 
-    def answer_first(self, player, group: str, view):
+    def answer_first(self, view, player, group: str):
         """The answer to `act group` decided before its options are listed, when this policy
         decides the group without reading them; None otherwise (and when deciding fails: the
         decision, if asked, fails the same way then). The act site checks the answer alone
@@ -113,17 +111,18 @@ class PolicyAgent(Agent):
         The answer is kept for the decision that follows, so it is worked out once; it
         names the player, who belongs to this match's world, so no later match can take
         it for its own."""
-        self._first = None
         decider = self._blind.get(group)
         if decider is None:
+            self._first = None
             return None
         try:
             answer = view.call(decider, (player, ()))
         except ScriptError:
+            self._first = None
             return None
         self._first = (player, group, answer)
-        if type(answer) is tuple and answer and type(answer[0]) is int \
-                and 0 <= answer[0] < len(self._sizes) and len(answer) == self._sizes[answer[0]]:
+        # (sizes by action: a negative or unknown action finds none)
+        if type(answer) is tuple and answer and type(answer[0]) is int and self._sizes.get(answer[0]) == len(answer):
             return answer
         return None
 
@@ -134,11 +133,13 @@ class PolicyAgent(Agent):
         try:
             i = options.index(answer)  # a search in C, then one of the same type (1 is not true)
         except ValueError:
-            i = -1
-        if i >= 0 and type(options[i]) is not type(answer):
+            pass
+        else:
+            if type(options[i]) is type(answer):
+                return i
             i = next((j for j, option in enumerate(options) if option == answer and type(option) is type(answer)), -1)
-        if i >= 0:
-            return i
+            if i >= 0:
+                return i
         raise AgentError(f"{self.name} answered the '{decision.tag}' decision with {answer!r}, "
                          f"which is not one of its {len(decision.options)} legal options")
 
@@ -148,10 +149,14 @@ class PolicyAgent(Agent):
         if first is not None:
             self._first = None
             answer = first[2]
+            # An act site that found the answer legal lists it first, the very value given,
+            # with one other option: no search (an illegal one is not listed at all). Its
+            # player's act site asked this agent (every act site asks, and the agent forgets
+            # an older answer then), so it is this decision's act site.
+            if decision.options[0] is answer and first[0] is player and decision.kind == "action":
+                return 0
             if first[0] is player and answer is not None and first[1] == decision.tag and decision.kind == "action":
-                # An act site that found the answer legal lists it first, the very value given,
-                # with one other option: no search (an illegal one is not listed at all)
-                return 0 if decision.options[0] is answer else self._legal(decision, answer)
+                return self._legal(decision, answer)
         decider = self.deciders[decision.kind].get(decision.tag)
         if decider is not None:
             answer = view.call(decider, (player, tuple(decision.options)))
@@ -206,13 +211,15 @@ class PolicyAgent(Agent):
         return max(range(len(scores)), key=scores.__getitem__)  # the first of the best, as choose's
 
 
-def _rating_tables(program, policy: str) -> tuple:
+def _policy_tables(program, policy: str) -> tuple:
     """How the policy rates an option, worked out once per program for both ways of rating:
     ({action index: its rating function, to run}, per action index the score of an action
-    whose rating is not run, {choice tag: its rating function, to run}). An unrated action
-    scores 0; a constant rating (`rate flee: 0 - 100`) is read, not run: the same answer, no
-    engine call. An unrated choice, or one rated by a constant, rates every option the same."""
-    tables = program.derived.rating_tables.get(policy)
+    whose rating is not run, {choice tag: its rating function, to run}), then {group: its
+    decider} for the groups it decides without reading the options (asked first). An unrated
+    action scores 0; a constant rating (`rate flee: 0 - 100`) is read, not run: the same
+    answer, no engine call. An unrated choice, or one rated by a constant, rates every
+    option the same."""
+    tables = program.derived.policy_tables.get(policy)
     if tables is None:
         ratings = program.policies[policy]
         constants = {}
@@ -225,16 +232,18 @@ def _rating_tables(program, policy: str) -> tuple:
         fixed_actions = tuple(0 if action not in rated else constants.get(rated[action])  # None: run
                               for action in range(len(program.actions)))
         run_choices = {tag: fn for tag, fn in ratings["choice"].items() if fn not in constants}
-        tables = program.derived.rating_tables[policy] = (run_actions, fixed_actions, run_choices)
+        deciders = ratings["decide"]
+        blind = {group: deciders["action"][group] for group in deciders.get("blind", ())}
+        tables = program.derived.policy_tables[policy] = (run_actions, fixed_actions, run_choices, blind)
     return tables
 
 
-def _option_sizes(program) -> tuple:
-    """How many items an option of each action holds (the action's number, then its
+def _option_sizes(program) -> dict:
+    """{action index: how many items its option holds} (the action's number, then its
     arguments): an answer given first of another length is never handed over."""
     sizes = program.derived.option_sizes
     if sizes is None:
-        sizes = program.derived.option_sizes = tuple(1 + len(a.params) for a in program.actions)
+        sizes = program.derived.option_sizes = {i: 1 + len(a.params) for i, a in enumerate(program.actions)}
     return sizes
 
 

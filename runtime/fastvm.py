@@ -21,7 +21,7 @@ import sys
 from typing import Optional
 
 from .builtins import BUILTINS, ScriptFault
-from .scripting import (CALL_BUDGET, DEFAULT_BUDGET, SCRIPT_FAILURES, Decision, OutOfSteps, ScriptError,
+from .scripting import (CALL_BUDGET, DEFAULT_BUDGET, SCRIPT_FAILURES, Decision, make_decision, OutOfSteps, ScriptError,
                         behaviour, divide_down, divide_up, index_item, narrate, no_choice_here, no_player, not_an_entry,
                         remainder, check_nesting, script_error, secret_choice, too_deep)
 from .scripting import INT_BOUND, MAX_LENGTH, checked_budget, sized
@@ -45,7 +45,7 @@ def _helpers(program) -> dict:
     names = {
         "__builtins__": {},
         "_len": len, "_tuple": tuple, "_list": list, "_type": type, "_min": min, "_max": max,
-        "_Zone": Zone, "_Thing": Thing, "_Event": Event, "_Decision": Decision, "_MISS": _MISS,
+        "_Zone": Zone, "_Thing": Thing, "_Event": Event, "_Decision": make_decision, "_MISS": _MISS,
         "_oos": _oos, "_deep": too_deep, "_no_player": no_player, "_ran_off": _ran_off,
         "_index": index_item, "_mod": remainder, "_div_up": divide_up, "_div_down": divide_down,
         "_owner": owner_of, "_text": World.text_of, "_check_nesting": check_nesting, "_narrate": narrate,
@@ -79,6 +79,9 @@ class FastModule:
         g = self.globals
         self.callables = [g[f"f{i}"] for i in range(len(program.functions))]
         self.base = len(self.callables)  # functions below this index never change; card tests add more
+        # {index: callable} of the pack's own functions that never suspend: what a rating or
+        # decider is, so `call` finds it in one look-up
+        self.plain = {i: fn for i, fn in enumerate(self.callables) if i not in generators}
         g["_ACT"] = tuple(self.callables[a.body] for a in program.actions)
         g["_FN"] = self.callables  # behaviour calls find their function by index
 
@@ -228,8 +231,9 @@ class FastVM:
         self.module = module or fast_module(program)  # tests pass their own (e.g. force_dispatch)
         _ensure_python_stack(PYTHON_HEADROOM)
         self._globals = self.module.globals
+        self._plain = self.module.plain
         self.memo: dict = {}
-        self.answer_first = None  # (player, group) -> an action option or None: see ASK_FIRST
+        self.answer_first = None  # per seat, (ask, view) or None: ask(view, player, group) answers ASK_FIRST
         self.result = None
         self.done = False
         self._gen = None
@@ -304,21 +308,28 @@ class FastVM:
         if g["_M"] is not self.memo:
             self._bind()
         g["_steps"] = CALL_BUDGET
-        module = self.module
         try:
-            fn = module.callables[fn_index] if fn_index < module.base else module.function(self.program, fn_index)
-            if fn_index not in module.generators:
+            fn = self._plain.get(fn_index)
+            if fn is not None:
                 return fn(*args)
-            gen = fn(*args)
-            try:
-                gen.send(None)
-            except StopIteration as stop:
-                return stop.value
-            raise no_choice_here(self.program.functions[fn_index])
+            return self._call_any(fn_index, args)
         except ScriptError:
             raise
         except Exception as err:  # noqa: BLE001
             raise self._script_error(err, fn_index) from None
+
+    def _call_any(self, fn_index: int, args):
+        """`call`'s run of a function that may suspend, or one a card test added."""
+        module = self.module
+        fn = module.callables[fn_index] if fn_index < module.base else module.function(self.program, fn_index)
+        if fn_index not in module.generators:
+            return fn(*args)
+        gen = fn(*args)
+        try:
+            gen.send(None)
+        except StopIteration as stop:
+            return stop.value
+        raise no_choice_here(self.program.functions[fn_index])
 
     def call_each(self, calls) -> list:
         """`call` for each (fn_index, args) in turn, their answers in a list: a policy's
@@ -327,18 +338,15 @@ class FastVM:
         g = self._globals
         if g["_M"] is not self.memo:
             self._bind()
-        module = self.module
-        callables, base, generators = module.callables, module.base, module.generators
+        plain = self._plain
         answers = []
+        answer = answers.append
         fn_index = None
         try:
             for fn_index, args in calls:
-                if fn_index in generators:  # one that could ask: `call` says so if it does
-                    answers.append(self.call(fn_index, args))
-                    continue
                 g["_steps"] = CALL_BUDGET
-                fn = callables[fn_index] if fn_index < base else module.function(self.program, fn_index)
-                answers.append(fn(*args))
+                fn = plain.get(fn_index)
+                answer(fn(*args) if fn is not None else self._call_any(fn_index, args))
         except ScriptError:
             raise
         except Exception as err:  # noqa: BLE001
@@ -348,13 +356,17 @@ class FastVM:
     def ask_first(self, player, group: str):
         """ASK_FIRST (vm.VM.ask_first): asked in the middle of a run, so the run's budget and
         bindings are put back afterwards (a rating's call sets both for itself)."""
-        answer_first = self.answer_first
-        if answer_first is None:
+        askers = self.answer_first
+        if askers is None or player is None:
             return None
+        asker = askers[player.seat]
+        if asker is None:
+            return None
+        ask, view = asker
         g = self._globals
         steps = g["_steps"]
         try:
-            return answer_first(player, group)
+            return ask(view, player, group)
         finally:
             if g["_M"] is not self.memo:
                 self._bind()

@@ -39,6 +39,26 @@ def start_event(program, seed, options, n_players, agents) -> dict:
             "options": dict(options), "agents": [getattr(a, "name", "?") for a in agents]}
 
 
+def _askers(agents: list, views: list, forgets: bool):
+    """Per seat, ASK_FIRST's question to its agent: (ask, view), ask(view, player, group) ->
+    an option or None, or None for an agent that never answers before the options are
+    listed; None when no agent does. Made once per match: the agent's own method, called
+    by the VM with no layer between them, where its view need not forget anything."""
+    firsts = [getattr(agent, "answer_first", None) for agent in agents]
+    if not any(firsts):
+        return None
+    return [None if first is None else (_forgetting(first) if forgets else first, view)
+            for first, view in zip(firsts, views)]
+
+
+def _forgetting(answer_first):
+    """answer_first asked of a view that keeps something of a decision (masked zones)."""
+    def ask(view: SeatView, player, group: str):
+        new_decision(view)  # a new question: what the view saw for the last one is stale
+        return answer_first(view, player, group)
+    return ask
+
+
 class Match:
     def __init__(self, program, agents: list, seed: int, options: dict, n_players: int,
                  record: bool = False, on_event: Optional[Callable] = None, budget: int = DEFAULT_BUDGET,
@@ -93,11 +113,12 @@ class Match:
         # action decision that follows.
         asked_first = [False] * self.n_players
         if not record:  # a recorded decision shows every option, so all are listed
-            vm.answer_first = self._answer_first(views, forgets)
+            vm.answer_first = _askers(agents, views, forgets)
             if vm.answer_first is not None:
-                asked_first = [getattr(agent, "answer_first", None) is not None for agent in agents]
+                asked_first = [ask is not None for ask in vm.answer_first]
         narration = world.narration
         resume = vm.resume
+        decided = 0  # a local in the loop (an attribute costs more at every decision)
         decision = vm.run()
         while decision is not None:
             if narration:
@@ -107,7 +128,7 @@ class Match:
             if forgets and not (asked_first[seat] and decision.kind == "action"):
                 new_decision(view)
             index = agents[seat].choose(decision, view)
-            self.decisions += 1
+            decided += 1
             if record:
                 labels = decision.labels(world)
                 event = {"type": "decision", "player": seat + 1, "kind": decision.kind,
@@ -116,6 +137,7 @@ class Match:
                     event["private"] = seat + 1
                 self._event(event)
             decision = resume(decision.options[index])
+        self.decisions += decided
         self._flush_narration()
         result = self._finish()
         if not keep:
@@ -125,25 +147,6 @@ class Match:
             vm.__dict__.clear()
             self.__dict__.clear()
         return result
-
-    def _answer_first(self, views: list, forgets: bool):
-        """ASK_FIRST's question to the acting seat's agent (None when no agent can answer
-        before the options are listed)."""
-        firsts = [getattr(agent, "answer_first", None) for agent in self.agents]
-        if not any(firsts):
-            return None
-
-        def answer_first(player, group: str):
-            if player is None:
-                return None  # the act site fails on it as it would have
-            ask = firsts[player.seat]
-            if ask is None:
-                return None
-            view = views[player.seat]
-            if forgets:
-                new_decision(view)
-            return ask(player, group, view)
-        return answer_first
 
     def _finish(self) -> MatchResult:
         program, vm, world = self.program, self.vm, self.world

@@ -117,8 +117,8 @@ class Derived:
     made again (or read from disk) where it is needed."""
     cache_key: str | None = None       # the pack-cache entry it was loaded through; None: never cached
     fast_module: Any = None            # runtime.fastvm.FastModule, built on first use
-    rating_tables: dict = field(default_factory=dict)  # policy -> how it rates options (runtime.agents)
-    option_sizes: tuple | None = None  # per action: its option's length (runtime.agents)
+    policy_tables: dict = field(default_factory=dict)  # policy -> how it rates and decides (runtime.agents)
+    option_sizes: dict | None = None  # {action: its option's length} (runtime.agents)
     names: dict | None = None          # what the disassembler calls functions, zones, variables by index
     boards: dict | None = None         # name -> runtime.board.Board, built from Program.boards on first use
     world_layout: Any = None           # runtime.world.Layout: what every world starts from, built on first use

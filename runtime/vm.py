@@ -29,7 +29,7 @@ from typing import Optional
 from . import opcodes as O
 from .builtins import BUILTINS, ScriptFault
 from .scripting import (CALL_BUDGET, DEFAULT_BUDGET, MAX_DEPTH, SCRIPT_FAILURES, Decision, OutOfSteps, ScriptError,
-                        behaviour, divide_down, divide_up, index_item, narrate, no_choice_here, no_player, not_an_entry,
+                        make_decision, behaviour, divide_down, divide_up, index_item, narrate, no_choice_here, no_player, not_an_entry,
                         remainder, check_nesting, script_error, secret_choice, too_deep)
 from .scripting import INT_BOUND, checked_budget, sized
 from .world import Event, World, Zone, owner_of
@@ -55,7 +55,7 @@ class VM:
         self.budget = checked_budget(budget)
         self.entries_of = program.kinds
         self.memo: dict = {}
-        self.answer_first = None  # (player, group) -> an action option or None: see ASK_FIRST
+        self.answer_first = None  # per seat, (ask, view) or None: ask(view, player, group) answers ASK_FIRST
         self.frames: list[Frame] = []
         self.result = None
         self.done = False
@@ -101,10 +101,16 @@ class VM:
         return [call(fn_index, args) for fn_index, args in calls]
 
     def ask_first(self, player, group: str):
-        """ASK_FIRST: the answer `answer_first` (set by the match) gives, or none. It runs
-        in the middle of a run as `call` does: the run's frames and budget are kept."""
-        answer_first = self.answer_first
-        return None if answer_first is None else answer_first(player, group)
+        """ASK_FIRST: the answer the player's asker in `answer_first` (set by the match) gives,
+        or none. It runs in the middle of a run as `call` does: the run's frames and budget are kept."""
+        askers = self.answer_first
+        if askers is None or player is None:  # (none: the act site fails on it as it would have)
+            return None
+        asker = askers[player.seat]
+        if asker is None:
+            return None
+        ask, view = asker
+        return ask(view, player, group)
 
     def aside(self, fn_index: int, args=()):
         """Run a question in the middle of a run (a log line's narration), as `call` does,
@@ -139,7 +145,7 @@ if len(options) <= 1:  # nothing to decide
     continue
 frame.pc = pc
 self.budget = steps
-return Decision(player, "{kind}", arg, list(options))
+return make_decision(player, "{kind}", arg, list(options))
 """
 
 # A script call once its function and arguments are on the stack: spend a step, open a
