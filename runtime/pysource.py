@@ -117,12 +117,12 @@ def _const(value) -> str:
 class _BlockWriter:
     """Translates one basic block, keeping the operand stack as Python expressions."""
 
-    def __init__(self, ctx: "_Context", stack: list, joins: set, heads: frozenset = frozenset(),
+    def __init__(self, ctx: "_Context", stack: list, joins: dict, heads: frozenset = frozenset(),
                  after_miss: frozenset = frozenset(), checks_depth: bool = False, arithmetic: dict | None = None):
         self.ctx = ctx
         self.checks_depth = checks_depth  # its calls test the depth (DepthPlan.checked)
         self.stack = stack
-        self.joins = joins          # instructions where blocks join: the stack arrives in _s0, _s1, ...
+        self.joins = joins          # instructions where blocks join -> the names the stack arrives in (join_names)
         self.heads = heads          # the first switch of each chain (switch_heads)
         self.after_miss = after_miss  # switches reached only by another switch's miss
         self.stmts: list = []
@@ -154,15 +154,17 @@ class _BlockWriter:
     def _emit(self, text: str) -> None:
         self.stmts.append((text, self.pc))
 
-    def _store(self, positions: list) -> None:
-        """Evaluate the items at these stack positions into their stack variables, in order."""
+    def _store(self, positions: list, names: list | None = None) -> None:
+        """Evaluate the items at these stack positions into their stack variables (or the
+        given stack items' names), in order: one assignment, so every value is read before
+        any is set."""
         if not positions:
             return
-        names = [f"_s{i}" for i in positions]
+        items = [names[i] if names else (f"_s{i}", SLOT, None) for i in positions]
         values = [self.stack[i][0] for i in positions]
-        self._emit(f"{', '.join(names)} = {', '.join(values)}")
-        for i in positions:
-            self.stack[i] = (f"_s{i}", SLOT, None)
+        self._emit(f"{', '.join(text for text, _, _ in items)} = {', '.join(values)}")
+        for i, item in zip(positions, items):
+            self.stack[i] = item
 
     def flush(self) -> None:
         """Evaluate every pending expression: something with an effect is about to run."""
@@ -203,9 +205,19 @@ class _BlockWriter:
         """Before a branch: pending expressions are evaluated; the stack is put in _s0, _s1, ...
         unless every target has this block as its only way in (then it is passed on as it is)."""
         if any(t in self.joins for t in targets) or not targets:
-            self._store([i for i, (text, _, _) in enumerate(self.stack) if text != f"_s{i}"])
+            names = self.join_stack(targets[0] if len(targets) == 1 else None, len(self.stack))
+            self._store([i for i, (text, _, _) in enumerate(self.stack) if text != names[i][0]], names)
         else:
             self.flush()
+
+    def join_stack(self, target, depth: int) -> list:
+        """The stack as it arrives at a join: `_s0`, `_s1`, ..., or its top already in the
+        local the join stores it in (join_names; only a block's one way on)."""
+        names = [(f"_s{i}", SLOT, None) for i in range(depth)]
+        top = self.joins.get(target)
+        if top is not None:
+            names[-1] = (top, LOCAL, int(top[1:]))
+        return names
 
 
 class _Context:
@@ -315,7 +327,8 @@ def _load_local2(w, arg):
 def _store_local(w, slot):
     value = w.pop()
     w.flush_local(slot)
-    w.stmt(f"l{slot} = {value}")
+    if value != f"l{slot}":  # a join's ways in already stored it there (join_names)
+        w.stmt(f"l{slot} = {value}")
 
 
 def _store_load(w, arg):
@@ -915,7 +928,7 @@ def _blocks(fn, ctx: _Context, index: int, arithmetic: dict) -> list:
         last = end - 1
         for t in (branch_targets(code, last, heads) if code[last][0] in _BRANCHES else [end]):
             ways_in[t] = ways_in.get(t, 0) + 1
-    joins = {pc for pc, n in ways_in.items() if n > 1}
+    joins = join_names(code, bounds, heads, {pc for pc, n in ways_in.items() if n > 1})
     after_miss = frozenset(miss for pc, (op, arg) in enumerate(code) if op == O.SWITCH_VAR
                            for miss in [switch_as_guard(arg, pc)[1]]
                            if ways_in.get(miss) == 1 and miss < len(code) and code[miss][0] == O.SWITCH_VAR)
@@ -951,13 +964,34 @@ def _blocks(fn, ctx: _Context, index: int, arithmetic: dict) -> list:
             t = number[a.target]
             if t not in stack_in:
                 if a.target in joins:
-                    depth = len(w.stack) + len(w.pushed.get(a.target, ()))
-                    stack_in[t] = [(f"_s{i}", SLOT, None) for i in range(depth)]
+                    stack_in[t] = w.join_stack(a.target, len(w.stack) + len(w.pushed.get(a.target, ())))
                 else:
                     stack_in[t] = list(w.stack) + w.pushed.get(a.target, [])
                 pending.append(t)
     # unreachable blocks become empty stubs: nothing branches to them
     return [blocks.get(i, Block([("_ran_off()", 0)])) for i in range(len(starts))]
+
+
+def join_names(code: list, bounds: list, heads: frozenset, joins: set) -> dict:
+    """Where blocks join, the local the top of the stack arrives in, else None (it arrives
+    in `_s<depth>` as the rest of the stack does). A value the join's first instruction
+    stores in a local (`STORE_LOCAL 9`) arrives in that local itself when every way in is
+    its block's one way on and goes forward: the value is set where the interpreter still
+    holds it on its stack, but nothing runs in between (a forward jump spends no step,
+    reads nothing and cannot fail), so no read, failure or step can tell. The join's
+    store then has nothing left to do."""
+    only_way: dict = {}  # pc -> whether every way into it is its block's one forward way on
+    for start, end in bounds:
+        last = end - 1
+        targets = branch_targets(code, last, heads) if code[last][0] in _BRANCHES else [end]
+        for t in targets:
+            only_way[t] = only_way.get(t, True) and len(targets) == 1 and t > last
+    names = dict.fromkeys(joins)
+    for pc in joins:
+        op, arg = code[pc] if pc < len(code) else (None, None)
+        if only_way[pc] and op in (O.STORE_LOCAL, O.STORE_LOAD):
+            names[pc] = f"l{arg if op == O.STORE_LOCAL else arg[0]}"
+    return names
 
 
 # What a loop may not do to count its steps in locals: spend a step otherwise than at a way
