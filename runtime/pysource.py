@@ -131,6 +131,8 @@ class _BlockWriter:
         self.pc = 0
         self.key = None
         self.foreach = None
+        self.code: list = []        # the function's bytecode (what comes next)
+        self.movable: set = set()   # the function's loop lists whose ITER_START value cannot fail (shared)
         self.counting = None        # the faces counted by the last pass over some things (_count_faces)
         self.arithmetic = arithmetic or {}  # pc -> what runtime/ranges.py proved there (ranges.Ranges.verdicts)
 
@@ -512,20 +514,35 @@ def _count_faces(w) -> None:
     after the other with only their results stored between (`let a = count_face(z, x)`,
     `let b = count_face(z, y)`), share one pass over the things: nothing between them can
     change the things or fail, and each reads every thing's face as the first one does,
-    so the first one fails where any of them would. Each count's result is `_c<pc>`."""
+    so the first one fails where any of them would. Each count's result is `_c<pc>`, or
+    the local the next instruction stores it in, counted there directly (a failure ends
+    the run, so nobody sees a local half counted)."""
     face = w.pop()
     things = _items_of(w.pop_item())
     counter = f"_c{w.pc}"
+    op, arg = w.code[w.pc + 1] if w.pc + 1 < len(w.code) else (None, None)
+    local = arg if op == O.STORE_LOCAL else arg[0] if op == O.STORE_LOAD else None
+    if local is not None and not re.search(rf"\bl{local}\b", things):
+        # counted straight into the local the count is stored in next (its store then has
+        # nothing to do); stack items reading the local are evaluated first, as its store would
+        w.flush_local(local)
+        counter = f"l{local}"
     group = w.counting
-    if group is not None and group["things"] == things and not w.stack and _only_stores(w, group, things):
-        group["faces"].setdefault(face, counter)
+    if (group is not None and group["things"] == things and not w.stack and _only_stores(w, group, things)
+            and counter not in group["faces"].values()):  # a local counting two faces would add them up
+        face_counter = group["faces"].setdefault(face, counter)
         w.stmts[group["at"] - 1] = (f"{' = '.join(dict.fromkeys(group['faces'].values()))} = 0", group["pc"])
         w.stmts[group["at"]] = (_face_pass(group["faces"]), group["pc"])
-        w.push(group["faces"][face], SLOT)
+        w.push(*_counter_item(face_counter))
         return
     w.stmt(f"_qi = {things}", f"{counter} = 0", _face_pass({face: counter}))
     w.counting = {"things": things, "at": len(w.stmts) - 1, "pc": w.pc, "faces": {face: counter}}
-    w.push(counter, SLOT)
+    w.push(*_counter_item(counter))
+
+
+def _counter_item(counter: str) -> tuple:
+    """A count's result on the stack: its own `_c<pc>`, or the local it was counted in."""
+    return (counter, LOCAL, int(counter[1:])) if counter.startswith("l") else (counter, SLOT, None)
 
 
 def _face_pass(faces: dict) -> str:
@@ -544,11 +561,13 @@ _STORE_OF_COUNT = re.compile(r"(l\d+) = _c\d+")
 def _only_stores(w, group: dict, things: str) -> bool:
     """Whether only counts' results went into locals since the group's pass, none of which
     the things are read through."""
+    counted_in = [c for c in group["faces"].values() if c.startswith("l")]  # counted straight into locals
     for text, _ in w.stmts[group["at"] + 1:]:
         store = _STORE_OF_COUNT.fullmatch(text)
-        if store is None or re.search(rf"\b{store[1]}\b", things):
+        if store is None:
             return False
-    return True
+        counted_in.append(store[1])
+    return not any(re.search(rf"\b{local}\b", things) for local in counted_in)
 
 
 _LOCAL_NAME = re.compile(r"l\d+")
@@ -580,9 +599,12 @@ def _as_entry(w, kind):
 
 def _iter_start(w, arg):
     items, index = arg
-    value = _items_of(w.pop_item(), snapshot=True)
+    item = w.pop_item()
+    value = _items_of(item, snapshot=True)
     w.flush_local(items)
     w.flush_local(index)
+    if item[1] != EXPR:  # evaluating it cannot fail: it may move into a `for` (structure.Block.foreach)
+        w.movable.add(items)
     w.stmt(f"l{items} = {value}", f"l{index} = 0")
 
 
@@ -733,7 +755,7 @@ def _for_iter(w, arg, push_slot=None):
     w.flush_local(var)  # the step assigns var: stack items reading it keep the old value
     w.end_block((w.pc + 1, end))
     pre = [(f"l{var} = l{items}[l{index}]\nl{index} += 1", w.pc)]
-    w.foreach = (f"l{var}", f"l{items}")
+    w.foreach = (f"l{var}", f"l{items}", f"l{index}", items in w.movable)
     if push_slot is not None:
         if w.pc + 1 in w.joins:
             pre.append((f"{w.next_slot()} = l{push_slot}", w.pc))
@@ -935,6 +957,7 @@ def _blocks(fn, ctx: _Context, index: int, arithmetic: dict) -> list:
     tallied = tallied_loops(fn)
     stack_in: dict = {0: []}
     blocks: dict = {}
+    movable: set = set()
     pending = [0]
     while pending:  # translate blocks as they are reached, so each knows the stack it starts with
         b = pending.pop()
@@ -942,6 +965,8 @@ def _blocks(fn, ctx: _Context, index: int, arithmetic: dict) -> list:
             continue
         start, end = bounds[b]
         w = _BlockWriter(ctx, stack_in[b], joins, heads, after_miss, index in ctx.depth.checked, arithmetic)
+        w.movable = movable  # a loop's ITER_START block is translated before its FOR_ITER block
+        w.code = code
         w.pc = start
         for pc in range(start, end):
             key = fn.source_at(pc)
