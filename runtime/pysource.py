@@ -25,6 +25,7 @@ given only the helpers in runtime/fastvm.py.
 """
 from __future__ import annotations
 
+import copy
 import re
 
 from dataclasses import dataclass
@@ -132,6 +133,7 @@ class _BlockWriter:
         self.key = None
         self.foreach = None
         self.code: list = []        # the function's bytecode (what comes next)
+        self.end = 0                # where this block ends
         self.movable: set = set()   # the function's loop lists whose ITER_START value cannot fail (shared)
         self.counting = None        # the faces counted by the last pass over some things (_count_faces)
         self.arithmetic = arithmetic or {}  # pc -> what runtime/ranges.py proved there (ranges.Ranges.verdicts)
@@ -182,14 +184,31 @@ class _BlockWriter:
             self._emit(line)
 
     def next_slot(self) -> str:
-        """The stack variable the next pushed value would occupy."""
-        return f"_s{len(self.stack)}"
+        """The variable the next pushed value is assigned to by statements (result()): the
+        local the next instruction stores it in, when that instruction is in this block
+        (the value is set there one instruction early: nothing runs in between), else
+        the stack variable it would occupy."""
+        local = self.stored_next()
+        return f"l{local}" if local is not None else f"_s{len(self.stack)}"
+
+    def stored_next(self):
+        """The local the next instruction, in this block, stores the top of the stack in."""
+        if self.pc + 1 >= self.end:
+            return None
+        op, arg = self.code[self.pc + 1]
+        return arg if op == O.STORE_LOCAL else arg[0] if op == O.STORE_LOAD else None
 
     def result(self, *lines: str) -> None:
         """Statements whose value (assigned to next_slot()) is pushed: calls, decisions."""
-        slot = self.next_slot()
+        self.push_assigned(self.next_slot(), lines)
+
+    def push_assigned(self, name: str, lines, ref=None) -> None:
+        """Run statements that assign `name` (next_slot()) and push it: a local's old value
+        still pending on the stack is evaluated first, as the local's store would."""
+        if not name.startswith("_s"):
+            self.flush_local(int(name[1:]))
         self.stmt(*lines)
-        self.push(slot, SLOT)
+        self.push(name, *((LOCAL, int(name[1:])) if not name.startswith("_s") else (SLOT, ref)))
 
     def target(self, text: str, kind: int) -> str:
         """An assignment target must be evaluated before the value, as the bytecode did."""
@@ -328,9 +347,10 @@ def _load_local2(w, arg):
 
 def _store_local(w, slot):
     value = w.pop()
+    if value == f"l{slot}":  # already there: a copy that stands for its original (propagate_copies),
+        return               # a value a join's ways in, or a result, were stored in (join_names, next_slot)
     w.flush_local(slot)
-    if value != f"l{slot}":  # a join's ways in already stored it there (join_names)
-        w.stmt(f"l{slot} = {value}")
+    w.stmt(f"l{slot} = {value}")
 
 
 def _store_load(w, arg):
@@ -504,9 +524,9 @@ def _loop_builtin(w, builtin, lines: tuple) -> None:
     first, *rest = w.stack[-len(builtin.params):]
     del w.stack[-len(builtin.params):]
     things = _items_of(first) if builtin.params[0].startswith("coll") else first[0]
-    out = w.next_slot()
-    w.stmt(f"_qi = {things}", *(f"_qf = {text}" for text, _, _ in rest), *(line.format(out=out) for line in lines))
-    w.push(out, SLOT, NOT_ZONE if builtin.returns.startswith("list") else None)
+    out = w.next_slot()  # set only after `_qi` and `_qf` hold the arguments
+    w.push_assigned(out, [f"_qi = {things}", *(f"_qf = {text}" for text, _, _ in rest),
+                          *(line.format(out=out) for line in lines)], NOT_ZONE if builtin.returns.startswith("list") else None)
 
 
 def _count_faces(w) -> None:
@@ -520,8 +540,7 @@ def _count_faces(w) -> None:
     face = w.pop()
     things = _items_of(w.pop_item())
     counter = f"_c{w.pc}"
-    op, arg = w.code[w.pc + 1] if w.pc + 1 < len(w.code) else (None, None)
-    local = arg if op == O.STORE_LOCAL else arg[0] if op == O.STORE_LOAD else None
+    local = w.stored_next()
     if local is not None and not re.search(rf"\bl{local}\b", things):
         # counted straight into the local the count is stored in next (its store then has
         # nothing to do); stack items reading the local are evaluated first, as its store would
@@ -966,7 +985,7 @@ def _blocks(fn, ctx: _Context, index: int, arithmetic: dict) -> list:
         start, end = bounds[b]
         w = _BlockWriter(ctx, stack_in[b], joins, heads, after_miss, index in ctx.depth.checked, arithmetic)
         w.movable = movable  # a loop's ITER_START block is translated before its FOR_ITER block
-        w.code = code
+        w.code, w.end = code, end
         w.pc = start
         for pc in range(start, end):
             key = fn.source_at(pc)
@@ -1068,14 +1087,14 @@ def _bits(slots) -> int:
     return out
 
 
-def read_before_set(fn) -> list:
+def read_before_set(fn, code: list | None = None) -> list:
     """The locals (not parameters) some path may read before any instruction sets them.
 
     The interpreter starts every local at none; Python has no value for a local never
     assigned. Only these need `= None` at the top of the function: a forward pass over
     the code keeps, at each instruction, the locals some path to it left unset.
     """
-    code = fn.code
+    code = fn.code if code is None else code
     heads = switch_heads(code)
     unset_at = [None] * (len(code) + 1)
     unset_at[0] = _bits(range(fn.nparams, fn.nlocals))
@@ -1110,6 +1129,112 @@ def read_before_set(fn) -> list:
     return [slot for slot in range(fn.nparams, fn.nlocals) if needed >> slot & 1]
 
 
+# ------------------------------------------------------------------ copies of locals
+# Where each opcode names locals it reads, to read another local instead: opcode -> (arg, f) -> arg.
+_RENAME_READS = {
+    O.LOAD_LOCAL: lambda a, f: f(a), O.APPEND: lambda a, f: f(a), O.LOCAL_FACE: lambda a, f: f(a),
+    O.CANCEL: lambda a, f: f(a), O.LOAD_LOCAL2: lambda a, f: (f(a[0]), f(a[1])),
+    O.STORE_LOAD: lambda a, f: (a[0], f(a[1])), O.FOR_ITER_LOAD: lambda a, f: (*a[:4], f(a[4])),
+    **{op: (lambda a, f: (f(a[0]), *a[1:])) for op in (
+        O.LOCAL_PLAYER_VAR, O.JUMP_IF_VAR_NE, O.SWITCH_VAR, O.LOCAL_EVENT_FIELD, O.JUMP_IF_CANCELLED)}}
+# What pushes a local's value last (the value a store right after it would copy).
+_PUSHES_LOCAL = {O.LOAD_LOCAL: lambda a: a, O.LOAD_LOCAL2: lambda a: a[1], O.STORE_LOAD: lambda a: a[1]}
+
+
+def propagate_copies(fn) -> list:
+    """The function's code with each copy of a local that can stand for its original
+    (`let b = a`, an inlined call's parameter bound to the caller's local) read from the
+    original instead: every read of the copy reads the original, and the copy's store
+    stores the original into itself, which the translation writes as nothing.
+
+    A copy `y = x` stands for x when that store is y's only one, no path reads y before
+    it (read_before_set), and no path from it sets x before reading y (such a read must
+    see the value the copy took). Only where the fast path keeps a value changes: the
+    interpreter runs the code as compiled, so steps and failures are the same, and no
+    one reads a local but the function's own code (a failure ends the run). Repeated
+    while copies are found, so a copy of a copy reads the first original."""
+    code = list(fn.code)
+    heads = switch_heads(code)
+    leaders = {t for pc, (op, arg) in enumerate(code) if op in _BRANCHES for t in branch_targets(code, pc, heads)}
+    while True:
+        aliases = _standing_copies(fn, code, heads, leaders)
+        if not aliases:
+            return code
+        originals = dict(aliases.values())
+        for pc, (op, arg) in enumerate(code):
+            rename = _RENAME_READS.get(op)
+            if rename is not None:
+                code[pc] = (op, rename(arg, lambda slot: originals.get(slot, slot)))
+        for pc, (copy, original) in aliases.items():
+            op, arg = code[pc]
+            code[pc] = (op, original) if op == O.STORE_LOCAL else (op, (original, arg[1]))
+
+
+def _pushed_local(code: list, pc: int, leaders: set):
+    """The local whose value the store at pc takes, when the instruction before pushes it."""
+    if pc == 0 or pc in leaders:
+        return None
+    op, arg = code[pc - 1]
+    pushes = _PUSHES_LOCAL.get(op)
+    return pushes(arg) if pushes else None
+
+
+def _stored(code: list, pc: int):
+    op, arg = code[pc]
+    return arg if op == O.STORE_LOCAL else arg[0] if op == O.STORE_LOAD else None
+
+
+def _standing_copies(fn, code: list, heads: frozenset, leaders: set) -> dict:
+    """Copies that can stand for their originals (propagate_copies), as {store pc: (copy,
+    original)}, no local both a copy and an original (each is renamed on its own)."""
+    sets: dict = {}  # local -> how many instructions set it (a store of a local into itself changes nothing)
+    for pc, (op, arg) in enumerate(code):
+        if (op in (O.STORE_LOCAL, O.STORE_LOAD) and _stored(code, pc) == _pushed_local(code, pc, leaders)):
+            continue
+        for slot in (_SETS.get(op) or _STEP_SETS.get(op) or (lambda a: ()))(arg):
+            sets[slot] = sets.get(slot, 0) + 1
+    unset_first = set(read_before_set(fn, code))
+    found: dict = {}
+    copies, originals = set(), set()
+    for pc in range(len(code)):
+        copy, original = _stored(code, pc), _pushed_local(code, pc, leaders)
+        if (copy is None or original is None or copy == original or copy < fn.nparams or sets.get(copy) != 1
+                or copy in unset_first or copy in originals or original in copies):
+            continue
+        if _original_kept(code, heads, pc, copy, original, leaders):
+            found[pc] = (copy, original)
+            copies.add(copy)
+            originals.add(original)
+    return found
+
+
+def _original_kept(code: list, heads: frozenset, at: int, copy: int, original: int, leaders: set) -> bool:
+    """Whether no path from the copy's store at `at` sets the original and then reads the
+    copy before passing the store again."""
+    seen, work = set(), [(at + 1, False)]
+    while work:
+        pc, changed = work.pop()
+        if pc >= len(code) or pc == at or (pc, changed) in seen:
+            continue
+        seen.add((pc, changed))
+        op, arg = code[pc]
+        if changed and copy in _local_reads(op, arg, _READS):
+            return False
+        self_store = op in (O.STORE_LOCAL, O.STORE_LOAD) and _stored(code, pc) == _pushed_local(code, pc, leaders)
+        if not self_store and original in (*(_SETS.get(op) or _STEP_SETS.get(op) or (lambda a: ()))(arg),):
+            changed = True
+        if changed and copy in _local_reads(op, arg, _READS_AFTER):
+            return False
+        for target in (branch_targets(code, pc, heads) if op in _BRANCHES else [pc + 1]):
+            work.append((target, changed))
+    return True
+
+
+def _local_reads(op, arg, table: dict) -> tuple:
+    reads = table.get(op)
+    return tuple(reads(arg)) if reads else ()
+
+
 # Python refuses a block nested 100 levels deep (its tokenizer's limit): a structured
 # function nested deeper than this (a long chain of tests, each in the last's `else`) is
 # laid out as a dispatch loop instead, which nests a few levels whatever its size.
@@ -1117,7 +1242,10 @@ MAX_INDENT = 80
 
 
 def translate_function(fn, index: int, ctx: _Context, force_dispatch: bool = False) -> FunctionSource:
-    blocks = _blocks(fn, ctx, index, ctx.arithmetic(index) if ctx.program.functions[index] is fn else {})
+    arithmetic = ctx.arithmetic(index) if ctx.program.functions[index] is fn else {}
+    fn = copy.copy(fn)
+    fn.code = propagate_copies(fn)  # the same instructions, some reading another local
+    blocks = _blocks(fn, ctx, index, arithmetic)
     body, uses_flag, structured = None, False, False
     if not force_dispatch:
         try:
