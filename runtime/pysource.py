@@ -192,10 +192,14 @@ class _BlockWriter:
         return f"l{local}" if local is not None else f"_s{len(self.stack)}"
 
     def stored_next(self):
-        """The local the next instruction, in this block, stores the top of the stack in."""
-        if self.pc + 1 >= self.end:
+        """The local the next instruction, in this block, stores the top of the stack in
+        (or the one after a DUP, which keeps a copy on the stack: the local itself)."""
+        at = self.pc + 1
+        if at < self.end and self.code[at][0] == O.DUP:
+            at += 1
+        if at >= self.end:
             return None
-        op, arg = self.code[self.pc + 1]
+        op, arg = self.code[at]
         return arg if op == O.STORE_LOCAL else arg[0] if op == O.STORE_LOAD else None
 
     def result(self, *lines: str) -> None:
