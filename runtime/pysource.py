@@ -1169,7 +1169,7 @@ def propagate_copies(fn) -> list:
             rename = _RENAME_READS.get(op)
             if rename is not None:
                 code[pc] = (op, rename(arg, lambda slot: originals.get(slot, slot)))
-        for pc, (copy, original) in aliases.items():
+        for pc, (alias, original) in aliases.items():
             op, arg = code[pc]
             code[pc] = (op, original) if op == O.STORE_LOCAL else (op, (original, arg[1]))
 
@@ -1183,36 +1183,39 @@ def _pushed_local(code: list, pc: int, leaders: set):
     return pushes(arg) if pushes else None
 
 
+def _stores_itself(code: list, pc: int, leaders: set) -> bool:
+    """A store of a local's own value into it (what an applied copy leaves): it changes nothing."""
+    return code[pc][0] in (O.STORE_LOCAL, O.STORE_LOAD) and _stored(code, pc) == _pushed_local(code, pc, leaders)
+
+
 def _stored(code: list, pc: int):
     op, arg = code[pc]
     return arg if op == O.STORE_LOCAL else arg[0] if op == O.STORE_LOAD else None
 
 
 def _standing_copies(fn, code: list, heads: frozenset, leaders: set) -> dict:
-    """Copies that can stand for their originals (propagate_copies), as {store pc: (copy,
-    original)}, no local both a copy and an original (each is renamed on its own)."""
-    sets: dict = {}  # local -> how many instructions set it (a store of a local into itself changes nothing)
-    for pc, (op, arg) in enumerate(code):
-        if (op in (O.STORE_LOCAL, O.STORE_LOAD) and _stored(code, pc) == _pushed_local(code, pc, leaders)):
-            continue
-        for slot in (_SETS.get(op) or _STEP_SETS.get(op) or (lambda a: ()))(arg):
+    """Copies that can stand for their originals (propagate_copies), as {store pc: (alias,
+    original)}, no local both an alias and an original (each is renamed on its own)."""
+    sets: dict = {}  # local -> how many instructions set it
+    for pc in range(len(code)):
+        for slot in _local_sets(code, pc, leaders):
             sets[slot] = sets.get(slot, 0) + 1
     unset_first = set(read_before_set(fn, code))
     found: dict = {}
-    copies, originals = set(), set()
+    aliases, originals = set(), set()
     for pc in range(len(code)):
-        copy, original = _stored(code, pc), _pushed_local(code, pc, leaders)
-        if (copy is None or original is None or copy == original or copy < fn.nparams or sets.get(copy) != 1
-                or copy in unset_first or copy in originals or original in copies):
+        alias, original = _stored(code, pc), _pushed_local(code, pc, leaders)
+        if (alias is None or original is None or alias == original or alias < fn.nparams or sets.get(alias) != 1
+                or alias in unset_first or alias in originals or original in aliases):
             continue
-        if _original_kept(code, heads, pc, copy, original, leaders):
-            found[pc] = (copy, original)
-            copies.add(copy)
+        if _original_kept(code, heads, pc, alias, original, leaders):
+            found[pc] = (alias, original)
+            aliases.add(alias)
             originals.add(original)
     return found
 
 
-def _original_kept(code: list, heads: frozenset, at: int, copy: int, original: int, leaders: set) -> bool:
+def _original_kept(code: list, heads: frozenset, at: int, alias: int, original: int, leaders: set) -> bool:
     """Whether no path from the copy's store at `at` sets the original and then reads the
     copy before passing the store again."""
     seen, work = set(), [(at + 1, False)]
@@ -1222,16 +1225,23 @@ def _original_kept(code: list, heads: frozenset, at: int, copy: int, original: i
             continue
         seen.add((pc, changed))
         op, arg = code[pc]
-        if changed and copy in _local_reads(op, arg, _READS):
+        if changed and alias in _local_reads(op, arg, _READS):
             return False
-        self_store = op in (O.STORE_LOCAL, O.STORE_LOAD) and _stored(code, pc) == _pushed_local(code, pc, leaders)
-        if not self_store and original in (*(_SETS.get(op) or _STEP_SETS.get(op) or (lambda a: ()))(arg),):
+        if original in _local_sets(code, pc, leaders):
             changed = True
-        if changed and copy in _local_reads(op, arg, _READS_AFTER):
+        if changed and alias in _local_reads(op, arg, _READS_AFTER):
             return False
         for target in (branch_targets(code, pc, heads) if op in _BRANCHES else [pc + 1]):
             work.append((target, changed))
     return True
+
+
+def _local_sets(code: list, pc: int, leaders: set) -> tuple:
+    """The locals the instruction at pc may set (a loop step's too; a store of a local's
+    own value into it sets nothing)."""
+    op, arg = code[pc]
+    sets = _SETS.get(op) or _STEP_SETS.get(op)
+    return tuple(sets(arg)) if sets and not _stores_itself(code, pc, leaders) else ()
 
 
 def _local_reads(op, arg, table: dict) -> tuple:

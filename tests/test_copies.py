@@ -142,3 +142,12 @@ def test_copies_keep_the_interpreters_values(tmp_path, budget, size, pick, seed)
     """Same result, log, error and budget left on both engines and both layouts, with
     budgets that run out anywhere."""
     compare(_pack(tmp_path), ("fast", "dispatch"), "first", seed, 1, {"size": size, "pick": pick}, budget)
+
+
+def test_every_read_of_a_local_is_renamed():
+    """A copy's reads are renamed by opcode: every opcode that reads a local (the tables that
+    say which locals start unset) has its renaming; a loop step's list and index, hidden
+    locals set only by ITER_START, are never a copy."""
+    from runebook.runtime import opcodes as O
+    from runebook.runtime.pysource import _READS, _READS_AFTER, _RENAME_READS
+    assert set(_READS) | set(_READS_AFTER) == set(_RENAME_READS) | {O.FOR_ITER}
