@@ -25,6 +25,7 @@ given only the helpers in runtime/fastvm.py.
 """
 from __future__ import annotations
 
+import copy
 import re
 
 from dataclasses import dataclass
@@ -117,12 +118,12 @@ def _const(value) -> str:
 class _BlockWriter:
     """Translates one basic block, keeping the operand stack as Python expressions."""
 
-    def __init__(self, ctx: "_Context", stack: list, joins: set, heads: frozenset = frozenset(),
+    def __init__(self, ctx: "_Context", stack: list, joins: dict, heads: frozenset = frozenset(),
                  after_miss: frozenset = frozenset(), checks_depth: bool = False, arithmetic: dict | None = None):
         self.ctx = ctx
         self.checks_depth = checks_depth  # its calls test the depth (DepthPlan.checked)
         self.stack = stack
-        self.joins = joins          # instructions where blocks join: the stack arrives in _s0, _s1, ...
+        self.joins = joins          # instructions where blocks join -> the names the stack arrives in (join_names)
         self.heads = heads          # the first switch of each chain (switch_heads)
         self.after_miss = after_miss  # switches reached only by another switch's miss
         self.stmts: list = []
@@ -131,6 +132,9 @@ class _BlockWriter:
         self.pc = 0
         self.key = None
         self.foreach = None
+        self.code: list = []        # the function's bytecode (what comes next)
+        self.end = 0                # where this block ends
+        self.movable: set = set()   # the function's loop lists whose ITER_START value cannot fail (shared)
         self.counting = None        # the faces counted by the last pass over some things (_count_faces)
         self.arithmetic = arithmetic or {}  # pc -> what runtime/ranges.py proved there (ranges.Ranges.verdicts)
 
@@ -154,15 +158,17 @@ class _BlockWriter:
     def _emit(self, text: str) -> None:
         self.stmts.append((text, self.pc))
 
-    def _store(self, positions: list) -> None:
-        """Evaluate the items at these stack positions into their stack variables, in order."""
+    def _store(self, positions: list, names: list | None = None) -> None:
+        """Evaluate the items at these stack positions into their stack variables (or the
+        given stack items' names), in order: one assignment, so every value is read before
+        any is set."""
         if not positions:
             return
-        names = [f"_s{i}" for i in positions]
+        items = [names[i] if names else (f"_s{i}", SLOT, None) for i in positions]
         values = [self.stack[i][0] for i in positions]
-        self._emit(f"{', '.join(names)} = {', '.join(values)}")
-        for i in positions:
-            self.stack[i] = (f"_s{i}", SLOT, None)
+        self._emit(f"{', '.join(text for text, _, _ in items)} = {', '.join(values)}")
+        for i, item in zip(positions, items):
+            self.stack[i] = item
 
     def flush(self) -> None:
         """Evaluate every pending expression: something with an effect is about to run."""
@@ -178,14 +184,35 @@ class _BlockWriter:
             self._emit(line)
 
     def next_slot(self) -> str:
-        """The stack variable the next pushed value would occupy."""
-        return f"_s{len(self.stack)}"
+        """The variable the next pushed value is assigned to by statements (result()): the
+        local the next instruction stores it in, when that instruction is in this block
+        (the value is set there one instruction early: nothing runs in between), else
+        the stack variable it would occupy."""
+        local = self.stored_next()
+        return f"l{local}" if local is not None else f"_s{len(self.stack)}"
+
+    def stored_next(self):
+        """The local the next instruction, in this block, stores the top of the stack in
+        (or the one after a DUP, which keeps a copy on the stack: the local itself)."""
+        at = self.pc + 1
+        if at < self.end and self.code[at][0] == O.DUP:
+            at += 1
+        if at >= self.end:
+            return None
+        op, arg = self.code[at]
+        return arg if op == O.STORE_LOCAL else arg[0] if op == O.STORE_LOAD else None
 
     def result(self, *lines: str) -> None:
         """Statements whose value (assigned to next_slot()) is pushed: calls, decisions."""
-        slot = self.next_slot()
+        self.push_assigned(self.next_slot(), lines)
+
+    def push_assigned(self, name: str, lines, ref=None) -> None:
+        """Run statements that assign `name` (next_slot()) and push it: a local's old value
+        still pending on the stack is evaluated first, as the local's store would."""
+        if not name.startswith("_s"):
+            self.flush_local(int(name[1:]))
         self.stmt(*lines)
-        self.push(slot, SLOT)
+        self.push(name, *((LOCAL, int(name[1:])) if not name.startswith("_s") else (SLOT, ref)))
 
     def target(self, text: str, kind: int) -> str:
         """An assignment target must be evaluated before the value, as the bytecode did."""
@@ -203,9 +230,19 @@ class _BlockWriter:
         """Before a branch: pending expressions are evaluated; the stack is put in _s0, _s1, ...
         unless every target has this block as its only way in (then it is passed on as it is)."""
         if any(t in self.joins for t in targets) or not targets:
-            self._store([i for i, (text, _, _) in enumerate(self.stack) if text != f"_s{i}"])
+            names = self.join_stack(targets[0] if len(targets) == 1 else None, len(self.stack))
+            self._store([i for i, (text, _, _) in enumerate(self.stack) if text != names[i][0]], names)
         else:
             self.flush()
+
+    def join_stack(self, target, depth: int) -> list:
+        """The stack as it arrives at a join: `_s0`, `_s1`, ..., or its top already in the
+        local the join stores it in (join_names; only a block's one way on)."""
+        names = [(f"_s{i}", SLOT, None) for i in range(depth)]
+        top = self.joins.get(target)
+        if top is not None:
+            names[-1] = (top, LOCAL, int(top[1:]))
+        return names
 
 
 class _Context:
@@ -314,6 +351,8 @@ def _load_local2(w, arg):
 
 def _store_local(w, slot):
     value = w.pop()
+    if value == f"l{slot}":  # already there: a copy that stands for its original (propagate_copies),
+        return               # a value a join's ways in, or a result, were stored in (join_names, next_slot)
     w.flush_local(slot)
     w.stmt(f"l{slot} = {value}")
 
@@ -489,9 +528,9 @@ def _loop_builtin(w, builtin, lines: tuple) -> None:
     first, *rest = w.stack[-len(builtin.params):]
     del w.stack[-len(builtin.params):]
     things = _items_of(first) if builtin.params[0].startswith("coll") else first[0]
-    out = w.next_slot()
-    w.stmt(f"_qi = {things}", *(f"_qf = {text}" for text, _, _ in rest), *(line.format(out=out) for line in lines))
-    w.push(out, SLOT, NOT_ZONE if builtin.returns.startswith("list") else None)
+    out = w.next_slot()  # set only after `_qi` and `_qf` hold the arguments
+    w.push_assigned(out, [f"_qi = {things}", *(f"_qf = {text}" for text, _, _ in rest),
+                          *(line.format(out=out) for line in lines)], NOT_ZONE if builtin.returns.startswith("list") else None)
 
 
 def _count_faces(w) -> None:
@@ -499,20 +538,34 @@ def _count_faces(w) -> None:
     after the other with only their results stored between (`let a = count_face(z, x)`,
     `let b = count_face(z, y)`), share one pass over the things: nothing between them can
     change the things or fail, and each reads every thing's face as the first one does,
-    so the first one fails where any of them would. Each count's result is `_c<pc>`."""
+    so the first one fails where any of them would. Each count's result is `_c<pc>`, or
+    the local the next instruction stores it in, counted there directly (a failure ends
+    the run, so nobody sees a local half counted)."""
     face = w.pop()
     things = _items_of(w.pop_item())
     counter = f"_c{w.pc}"
+    local = w.stored_next()
+    if local is not None and not re.search(rf"\bl{local}\b", things):
+        # counted straight into the local the count is stored in next (its store then has
+        # nothing to do); stack items reading the local are evaluated first, as its store would
+        w.flush_local(local)
+        counter = f"l{local}"
     group = w.counting
-    if group is not None and group["things"] == things and not w.stack and _only_stores(w, group, things):
-        group["faces"].setdefault(face, counter)
+    if (group is not None and group["things"] == things and not w.stack and _only_stores(w, group, things)
+            and counter not in group["faces"].values()):  # a local counting two faces would add them up
+        face_counter = group["faces"].setdefault(face, counter)
         w.stmts[group["at"] - 1] = (f"{' = '.join(dict.fromkeys(group['faces'].values()))} = 0", group["pc"])
         w.stmts[group["at"]] = (_face_pass(group["faces"]), group["pc"])
-        w.push(group["faces"][face], SLOT)
+        w.push(*_counter_item(face_counter))
         return
     w.stmt(f"_qi = {things}", f"{counter} = 0", _face_pass({face: counter}))
     w.counting = {"things": things, "at": len(w.stmts) - 1, "pc": w.pc, "faces": {face: counter}}
-    w.push(counter, SLOT)
+    w.push(*_counter_item(counter))
+
+
+def _counter_item(counter: str) -> tuple:
+    """A count's result on the stack: its own `_c<pc>`, or the local it was counted in."""
+    return (counter, LOCAL, int(counter[1:])) if counter.startswith("l") else (counter, SLOT, None)
 
 
 def _face_pass(faces: dict) -> str:
@@ -531,11 +584,13 @@ _STORE_OF_COUNT = re.compile(r"(l\d+) = _c\d+")
 def _only_stores(w, group: dict, things: str) -> bool:
     """Whether only counts' results went into locals since the group's pass, none of which
     the things are read through."""
+    counted_in = [c for c in group["faces"].values() if c.startswith("l")]  # counted straight into locals
     for text, _ in w.stmts[group["at"] + 1:]:
         store = _STORE_OF_COUNT.fullmatch(text)
-        if store is None or re.search(rf"\b{store[1]}\b", things):
+        if store is None:
             return False
-    return True
+        counted_in.append(store[1])
+    return not any(re.search(rf"\b{local}\b", things) for local in counted_in)
 
 
 _LOCAL_NAME = re.compile(r"l\d+")
@@ -567,9 +622,12 @@ def _as_entry(w, kind):
 
 def _iter_start(w, arg):
     items, index = arg
-    value = _items_of(w.pop_item(), snapshot=True)
+    item = w.pop_item()
+    value = _items_of(item, snapshot=True)
     w.flush_local(items)
     w.flush_local(index)
+    if item[1] != EXPR:  # evaluating it cannot fail: it may move into a `for` (structure.Block.foreach)
+        w.movable.add(items)
     w.stmt(f"l{items} = {value}", f"l{index} = 0")
 
 
@@ -720,7 +778,7 @@ def _for_iter(w, arg, push_slot=None):
     w.flush_local(var)  # the step assigns var: stack items reading it keep the old value
     w.end_block((w.pc + 1, end))
     pre = [(f"l{var} = l{items}[l{index}]\nl{index} += 1", w.pc)]
-    w.foreach = (f"l{var}", f"l{items}")
+    w.foreach = (f"l{var}", f"l{items}", f"l{index}", items in w.movable)
     if push_slot is not None:
         if w.pc + 1 in w.joins:
             pre.append((f"{w.next_slot()} = l{push_slot}", w.pc))
@@ -915,13 +973,14 @@ def _blocks(fn, ctx: _Context, index: int, arithmetic: dict) -> list:
         last = end - 1
         for t in (branch_targets(code, last, heads) if code[last][0] in _BRANCHES else [end]):
             ways_in[t] = ways_in.get(t, 0) + 1
-    joins = {pc for pc, n in ways_in.items() if n > 1}
+    joins = join_names(code, bounds, heads, {pc for pc, n in ways_in.items() if n > 1})
     after_miss = frozenset(miss for pc, (op, arg) in enumerate(code) if op == O.SWITCH_VAR
                            for miss in [switch_as_guard(arg, pc)[1]]
                            if ways_in.get(miss) == 1 and miss < len(code) and code[miss][0] == O.SWITCH_VAR)
     tallied = tallied_loops(fn)
     stack_in: dict = {0: []}
     blocks: dict = {}
+    movable: set = set()
     pending = [0]
     while pending:  # translate blocks as they are reached, so each knows the stack it starts with
         b = pending.pop()
@@ -929,6 +988,8 @@ def _blocks(fn, ctx: _Context, index: int, arithmetic: dict) -> list:
             continue
         start, end = bounds[b]
         w = _BlockWriter(ctx, stack_in[b], joins, heads, after_miss, index in ctx.depth.checked, arithmetic)
+        w.movable = movable  # a loop's ITER_START block is translated before its FOR_ITER block
+        w.code, w.end = code, end
         w.pc = start
         for pc in range(start, end):
             key = fn.source_at(pc)
@@ -951,13 +1012,34 @@ def _blocks(fn, ctx: _Context, index: int, arithmetic: dict) -> list:
             t = number[a.target]
             if t not in stack_in:
                 if a.target in joins:
-                    depth = len(w.stack) + len(w.pushed.get(a.target, ()))
-                    stack_in[t] = [(f"_s{i}", SLOT, None) for i in range(depth)]
+                    stack_in[t] = w.join_stack(a.target, len(w.stack) + len(w.pushed.get(a.target, ())))
                 else:
                     stack_in[t] = list(w.stack) + w.pushed.get(a.target, [])
                 pending.append(t)
     # unreachable blocks become empty stubs: nothing branches to them
     return [blocks.get(i, Block([("_ran_off()", 0)])) for i in range(len(starts))]
+
+
+def join_names(code: list, bounds: list, heads: frozenset, joins: set) -> dict:
+    """Where blocks join, the local the top of the stack arrives in, else None (it arrives
+    in `_s<depth>` as the rest of the stack does). A value the join's first instruction
+    stores in a local (`STORE_LOCAL 9`) arrives in that local itself when every way in is
+    its block's one way on and goes forward: the value is set where the interpreter still
+    holds it on its stack, but nothing runs in between (a forward jump spends no step,
+    reads nothing and cannot fail), so no read, failure or step can tell. The join's
+    store then has nothing left to do."""
+    only_way: dict = {}  # pc -> whether every way into it is its block's one forward way on
+    for start, end in bounds:
+        last = end - 1
+        targets = branch_targets(code, last, heads) if code[last][0] in _BRANCHES else [end]
+        for t in targets:
+            only_way[t] = only_way.get(t, True) and len(targets) == 1 and t > last
+    names = dict.fromkeys(joins)
+    for pc in joins:
+        op, arg = code[pc] if pc < len(code) else (None, None)
+        if only_way[pc] and op in (O.STORE_LOCAL, O.STORE_LOAD):
+            names[pc] = f"l{arg if op == O.STORE_LOCAL else arg[0]}"
+    return names
 
 
 # What a loop may not do to count its steps in locals: spend a step otherwise than at a way
@@ -1009,14 +1091,14 @@ def _bits(slots) -> int:
     return out
 
 
-def read_before_set(fn) -> list:
+def read_before_set(fn, code: list | None = None) -> list:
     """The locals (not parameters) some path may read before any instruction sets them.
 
     The interpreter starts every local at none; Python has no value for a local never
     assigned. Only these need `= None` at the top of the function: a forward pass over
     the code keeps, at each instruction, the locals some path to it left unset.
     """
-    code = fn.code
+    code = fn.code if code is None else code
     heads = switch_heads(code)
     unset_at = [None] * (len(code) + 1)
     unset_at[0] = _bits(range(fn.nparams, fn.nlocals))
@@ -1051,6 +1133,122 @@ def read_before_set(fn) -> list:
     return [slot for slot in range(fn.nparams, fn.nlocals) if needed >> slot & 1]
 
 
+# ------------------------------------------------------------------ copies of locals
+# Where each opcode names locals it reads, to read another local instead: opcode -> (arg, f) -> arg.
+_RENAME_READS = {
+    O.LOAD_LOCAL: lambda a, f: f(a), O.APPEND: lambda a, f: f(a), O.LOCAL_FACE: lambda a, f: f(a),
+    O.CANCEL: lambda a, f: f(a), O.LOAD_LOCAL2: lambda a, f: (f(a[0]), f(a[1])),
+    O.STORE_LOAD: lambda a, f: (a[0], f(a[1])), O.FOR_ITER_LOAD: lambda a, f: (*a[:4], f(a[4])),
+    **{op: (lambda a, f: (f(a[0]), *a[1:])) for op in (
+        O.LOCAL_PLAYER_VAR, O.JUMP_IF_VAR_NE, O.SWITCH_VAR, O.LOCAL_EVENT_FIELD, O.JUMP_IF_CANCELLED)}}
+# What pushes a local's value last (the value a store right after it would copy).
+_PUSHES_LOCAL = {O.LOAD_LOCAL: lambda a: a, O.LOAD_LOCAL2: lambda a: a[1], O.STORE_LOAD: lambda a: a[1]}
+
+
+def propagate_copies(fn) -> list:
+    """The function's code with each copy of a local that can stand for its original
+    (`let b = a`, an inlined call's parameter bound to the caller's local) read from the
+    original instead: every read of the copy reads the original, and the copy's store
+    stores the original into itself, which the translation writes as nothing.
+
+    A copy `y = x` stands for x when that store is y's only one, no path reads y before
+    it (read_before_set), and no path from it sets x before reading y (such a read must
+    see the value the copy took). Only where the fast path keeps a value changes: the
+    interpreter runs the code as compiled, so steps and failures are the same, and no
+    one reads a local but the function's own code (a failure ends the run). Repeated
+    while copies are found, so a copy of a copy reads the first original."""
+    code = list(fn.code)
+    heads = switch_heads(code)
+    leaders = {t for pc, (op, arg) in enumerate(code) if op in _BRANCHES for t in branch_targets(code, pc, heads)}
+    while True:
+        aliases = _standing_copies(fn, code, heads, leaders)
+        if not aliases:
+            return code
+        originals = dict(aliases.values())
+        for pc, (op, arg) in enumerate(code):
+            rename = _RENAME_READS.get(op)
+            if rename is not None:
+                code[pc] = (op, rename(arg, lambda slot: originals.get(slot, slot)))
+        for pc, (alias, original) in aliases.items():
+            op, arg = code[pc]
+            code[pc] = (op, original) if op == O.STORE_LOCAL else (op, (original, arg[1]))
+
+
+def _pushed_local(code: list, pc: int, leaders: set):
+    """The local whose value the store at pc takes, when the instruction before pushes it."""
+    if pc == 0 or pc in leaders:
+        return None
+    op, arg = code[pc - 1]
+    pushes = _PUSHES_LOCAL.get(op)
+    return pushes(arg) if pushes else None
+
+
+def _stores_itself(code: list, pc: int, leaders: set) -> bool:
+    """A store of a local's own value into it (what an applied copy leaves): it changes nothing."""
+    return code[pc][0] in (O.STORE_LOCAL, O.STORE_LOAD) and _stored(code, pc) == _pushed_local(code, pc, leaders)
+
+
+def _stored(code: list, pc: int):
+    op, arg = code[pc]
+    return arg if op == O.STORE_LOCAL else arg[0] if op == O.STORE_LOAD else None
+
+
+def _standing_copies(fn, code: list, heads: frozenset, leaders: set) -> dict:
+    """Copies that can stand for their originals (propagate_copies), as {store pc: (alias,
+    original)}, no local both an alias and an original (each is renamed on its own)."""
+    sets: dict = {}  # local -> how many instructions set it
+    for pc in range(len(code)):
+        for slot in _local_sets(code, pc, leaders):
+            sets[slot] = sets.get(slot, 0) + 1
+    unset_first = set(read_before_set(fn, code))
+    found: dict = {}
+    aliases, originals = set(), set()
+    for pc in range(len(code)):
+        alias, original = _stored(code, pc), _pushed_local(code, pc, leaders)
+        if (alias is None or original is None or alias == original or alias < fn.nparams or sets.get(alias) != 1
+                or alias in unset_first or alias in originals or original in aliases):
+            continue
+        if _original_kept(code, heads, pc, alias, original, leaders):
+            found[pc] = (alias, original)
+            aliases.add(alias)
+            originals.add(original)
+    return found
+
+
+def _original_kept(code: list, heads: frozenset, at: int, alias: int, original: int, leaders: set) -> bool:
+    """Whether no path from the copy's store at `at` sets the original and then reads the
+    copy before passing the store again."""
+    seen, work = set(), [(at + 1, False)]
+    while work:
+        pc, changed = work.pop()
+        if pc >= len(code) or pc == at or (pc, changed) in seen:
+            continue
+        seen.add((pc, changed))
+        op, arg = code[pc]
+        if changed and alias in _local_reads(op, arg, _READS):
+            return False
+        if original in _local_sets(code, pc, leaders):
+            changed = True
+        if changed and alias in _local_reads(op, arg, _READS_AFTER):
+            return False
+        for target in (branch_targets(code, pc, heads) if op in _BRANCHES else [pc + 1]):
+            work.append((target, changed))
+    return True
+
+
+def _local_sets(code: list, pc: int, leaders: set) -> tuple:
+    """The locals the instruction at pc may set (a loop step's too; a store of a local's
+    own value into it sets nothing)."""
+    op, arg = code[pc]
+    sets = _SETS.get(op) or _STEP_SETS.get(op)
+    return tuple(sets(arg)) if sets and not _stores_itself(code, pc, leaders) else ()
+
+
+def _local_reads(op, arg, table: dict) -> tuple:
+    reads = table.get(op)
+    return tuple(reads(arg)) if reads else ()
+
+
 # Python refuses a block nested 100 levels deep (its tokenizer's limit): a structured
 # function nested deeper than this (a long chain of tests, each in the last's `else`) is
 # laid out as a dispatch loop instead, which nests a few levels whatever its size.
@@ -1058,7 +1256,10 @@ MAX_INDENT = 80
 
 
 def translate_function(fn, index: int, ctx: _Context, force_dispatch: bool = False) -> FunctionSource:
-    blocks = _blocks(fn, ctx, index, ctx.arithmetic(index) if ctx.program.functions[index] is fn else {})
+    arithmetic = ctx.arithmetic(index) if ctx.program.functions[index] is fn else {}
+    fn = copy.copy(fn)
+    fn.code = propagate_copies(fn)  # the same instructions, some reading another local
+    blocks = _blocks(fn, ctx, index, arithmetic)
     body, uses_flag, structured = None, False, False
     if not force_dispatch:
         try:

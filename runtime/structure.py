@@ -47,9 +47,12 @@ class Arm:
 class Block:
     stmts: list                              # [(statement, pc)]
     arms: list = field(default_factory=list)  # empty: the block ends with its own return/raise
-    # A loop step over a local list (var, items): when the loop's only exit is running out
-    # of items, it is written as `for var in items:` and its first arm's first statement
-    # (which steps by index) is dropped.
+    # A loop step over a local list (var, items, index, movable): when the loop's only exit
+    # is running out of items, it is written as `for var in items:` and its first arm's
+    # first statement (which steps by index) is dropped. Nothing then reads the index, so
+    # its start (`index = 0`, written just before the loop) is dropped too; with movable
+    # (the list's value cannot fail), the list's store just before it becomes the `for`'s
+    # own expression, evaluated at the same point.
     foreach: tuple | None = None
     # A loop header whose loop may count its steps in locals (see Tally); None: it spends each as it goes.
     tally: "Tally | None" = None
@@ -223,6 +226,12 @@ class _Layout:
 
 
 # ------------------------------------------------------------------ the text
+# An empty first arm is inverted (_Writer._if) only this shallow: each inversion of a chain
+# of tests nests one level deeper, and a function nested too deep is laid out as a dispatch
+# loop (runtime/pysource.py's MAX_INDENT).
+INVERT_BELOW = 40
+
+
 class _Writer:
     """Writes the layout as Python lines, resolving each jump against its enclosing frames."""
 
@@ -330,11 +339,25 @@ class _Writer:
                 # one level deep, below Python's limit on nesting)
                 self._if(body[0][1], frames, indent, first=False)
                 return
+            at = len(self.lines)
             if cond is None:
                 self.lines.append((indent, "else:", pc))
             else:
                 self.lines.append((indent, f"{'if' if i == 0 and first else 'elif'} {cond}:", pc))
             self.seq(body, frames, indent + 1)
+            if self.lines[at + 1:] != [(indent + 1, "pass", -1)]:
+                continue
+            # An arm that does nothing costs a jump (`pass` is one, and an arm before `else`
+            # jumps over it): an empty `else` is left out, and a first arm that does nothing
+            # before an `else` is the `else`'s body under the opposite test (nested one level
+            # deeper, so only well below Python's limit on nesting).
+            if cond is None:
+                del self.lines[at:]
+            elif i == 0 and len(arms) == 2 and arms[1][0] is None and indent < INVERT_BELOW:
+                del self.lines[at + 1:]
+                self.lines[at] = (indent, f"{'if' if first else 'elif'} not ({cond}):", pc)
+                self.seq(arms[1][2], frames, indent + 1)
+                return
 
     def _foreach(self, node, frames: list, frame, indent: int) -> bool:
         """Write a loop over a list as `for`, when its one way out is running out of items."""
@@ -345,11 +368,27 @@ class _Writer:
         (cond, pc, then), (other, _, exit_) = body[0][1]
         if other is not None or len(exit_) != 1 or exit_[0][0] != "br" or not self._plain_break(frames, exit_[0]):
             return False
-        var, items = header.foreach
-        self.lines.append((indent, f"for {var} in {items}:", pc))
+        var, items, index, movable = header.foreach
+        self.lines.append((indent, f"for {var} in {self._loop_start(items, index, movable)}:", pc))
         self.seq(then[1:], frames, indent + 1)  # then[0] is the step by index that `for` replaces
         self._handlers(frame, indent)
         return True
+
+    def _loop_start(self, items: str, index: str, movable: bool) -> str:
+        """What a `for` steps through: the list's local, or the value stored in it just
+        before (movable); the index's start, just before the loop, is dropped."""
+        at = len(self.lines)
+        while at and self.lines[at - 1][1] in ("try:", self.tally.enter if self.tally else None):
+            at -= 1  # the loop's tally starts between
+        if not at or self.lines[at - 1][1] != f"{index} = 0":
+            return items
+        del self.lines[at - 1]
+        at -= 1
+        store = f"{items} = "
+        if not (movable and at and self.lines[at - 1][1].startswith(store)):
+            return items
+        value = self.lines.pop(at - 1)[1][len(store):]
+        return value
 
     def _plain_break(self, frames: list, br: tuple) -> bool:
         """Whether this jump out of a loop's `else` arm would be just `break`."""
