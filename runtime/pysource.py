@@ -557,6 +557,11 @@ class FaceTallies:
     The tally reads every thing's face in order, as that count's loop would, so a thing
     that cannot be read fails where the count fails.
 
+    Things named only through locals the function never sets (`party of p`, p a
+    parameter) are the same list at every count of the call: those counts skip both
+    naming them again and the key, and test only whether the tally was made (`_h<n>`
+    starts as None).
+
     A tally costs about two and a half counts of one face and a lookup a fifth of one
     (callgrind, five to seven things): counts that are not repeated by a loop stay loops.
     The translation runs twice: first noting the things counted in such loops, then
@@ -567,6 +572,8 @@ class FaceTallies:
         self.tallied = tallied
         self.looped: dict = {}      # things counted in a loop whose turns all read them (an ordered set)
         self.loops = [(top, back, _locals_set(fn.code, top, back)) for _, top, back in loops_of(fn)]
+        self.fixed = {f"l{i}" for i in range(fn.nlocals)} - {f"l{i}" for i in _locals_set(fn.code, 0, len(fn.code))}
+        self.keyed: set = set()     # the tallies some count tests by their key (`_hi<n>`)
 
     @classmethod
     def of(cls, fn):
@@ -580,8 +587,8 @@ class FaceTallies:
         things = _items_of(item)
         if things in self.tallied:
             return True
-        # a list that outlives the count (not one made for it), the same one at every turn
-        if (item[2] == ZONE_VALUE or _LOCAL_NAME.fullmatch(things)) and self._repeated(w.pc, things):
+        # a zone's list or a local's (not one made for the count), the same one at every turn
+        if (item[1] == LOCAL or item[2] == ZONE_VALUE or _LOCAL_NAME.fullmatch(things)) and self._repeated(w.pc, things):
             self.looped[things] = None
         return False
 
@@ -590,9 +597,21 @@ class FaceTallies:
         read = {int(slot) for slot in re.findall(r"\bl(\d+)\b", things)}
         return any(top <= pc <= back and not read & changed for top, back, changed in self.loops)
 
+    def steady(self, things: str) -> bool:
+        """Whether the things are named only through locals the function never sets (and
+        the zones' table): the same list wherever the call counts them."""
+        return set(re.findall(r"[A-Za-z_]\w*", things)) <= self.fixed | _NAMING_A_ZONE
+
     def head(self) -> list:
-        """The start values of the tallies' keys: no list is _MISS."""
-        return [f"{' = '.join(f'_hi{n}' for n in range(len(self.tallied)))} = _MISS"] if self.tallied else []
+        """The tallies' start values: none made, and the key no list is."""
+        steady = [f"_h{n}" for n, things in enumerate(self.tallied) if self.steady(things)]
+        keyed = [f"_hi{n}" for n in sorted(self.keyed)]
+        return ([f"{' = '.join(steady)} = None"] if steady else []) + ([f"{' = '.join(keyed)} = _MISS"] if keyed else [])
+
+
+# The names in the things of a count besides locals: a zone (`_Z[1][l0.seat].items`) or a
+# collection told apart when it runs (_items_of).
+_NAMING_A_ZONE = {"_Z", "seat", "items", "_t", "_type", "_Zone", "if", "else", "is"}
 
 
 # What may change a thing's face or a zone's things, or run code that may: a read-only
@@ -620,13 +639,18 @@ def _count_from_tally(w) -> None:
     things = _items_of(w.pop_item())
     n = w.tallies.tallied.index(things)
     out = w.next_slot()
-    lines = [f"_qi = {things}"]
-    if face_kind == EXPR:  # evaluated after the things, before the tally reads a face
-        lines.append(f"_qf = {face_text}")
-        face_text = "_qf"
-    w.stmt(*lines, f"if _qi is not _hi{n}:\n    _hi{n}, _h{n} = _qi, {{}}\n    for _q in _qi:\n        _hf = _q.face\n"
-                   f"        if _hf in _h{n}: _h{n}[_hf] += 1\n        else: _h{n}[_hf] = 1",
-           f"{out} = _h{n}.get({face_text}, 0)")
+    tally = f"for _q in _qi:\n    _hf = _q.face\n    if _hf in _h{n}: _h{n}[_hf] += 1\n    else: _h{n}[_hf] = 1"
+    if face_kind != EXPR and w.tallies.steady(things):  # naming the things again can neither fail nor differ
+        made = f"if _h{n} is None:\n    _qi, _h{n} = {things}, {{}}\n    " + tally.replace("\n", "\n    ")
+        w.stmt(made, f"{out} = _h{n}.get({face_text}, 0)")
+    else:
+        lines = [f"_qi = {things}"]
+        if face_kind == EXPR:  # evaluated after the things, before the tally reads a face
+            lines.append(f"_qf = {face_text}")
+            face_text = "_qf"
+        w.tallies.keyed.add(n)
+        made = f"if _qi is not _hi{n}:\n    _hi{n}, _h{n} = _qi, {{}}\n    " + tally.replace("\n", "\n    ")
+        w.stmt(*lines, made, f"{out} = _h{n}.get({face_text}, 0)")
     w.push(out, SLOT)
 
 
