@@ -501,14 +501,16 @@ def _loop_builtin(w, builtin, lines: tuple) -> None:
 def _count_faces(w) -> None:
     """count_face of a face written out. Counts of several faces of the same things, one
     after the other with only their results stored between (`let a = count_face(z, x)`,
-    `let b = count_face(z, y)`), share one pass over the things: nothing between them can
-    change the things or fail, and each reads every thing's face as the first one does,
-    so the first one fails where any of them would. Each count's result is `_c<pc>`."""
+    `let b = count_face(z, y)`) or values left pending on the stack (`len(z) -
+    count_face(z, x) - count_face(z, y)`), share one pass over the things: nothing run
+    between them can change the things, each reads every thing's face as the first one
+    does, so the first one fails where any of them would, and a pending value that fails
+    still fails after the first count. Each count's result is `_c<pc>`."""
     face = w.pop()
     things = _items_of(w.pop_item())
     counter = f"_c{w.pc}"
     group = w.counting
-    if group is not None and group["things"] == things and not w.stack and _only_stores(w, group, things):
+    if group is not None and group["things"] == things and _only_stores(w, group, things):
         group["faces"].setdefault(face, counter)
         w.stmts[group["at"] - 1] = (f"{' = '.join(dict.fromkeys(group['faces'].values()))} = 0", group["pc"])
         w.stmts[group["at"]] = (_face_pass(group["faces"]), group["pc"])

@@ -54,7 +54,7 @@ def test_a_procedure_counts_afresh_every_time():
     assert "_h0" not in text and text.count("if _q.face == ") == 2
 
 
-@pytest.mark.parametrize("case", ["fine", "none_thing", "bad_face"])
+@pytest.mark.parametrize("case", ["fine", "none_thing", "bad_face", "none_in_row", "bad_between"])
 @pytest.mark.parametrize("agents", AGENTS)
 @pytest.mark.parametrize("n", [1, 2, 3])
 def test_both_engines_count_and_fail_alike(case, agents, n):
@@ -80,6 +80,15 @@ def test_the_failures_happen_at_the_counts():
     assert "count_face(xs, f)" in failing_line("none_thing", "first", 1)        # a none among the things
     assert "faces[i]" in failing_line("bad_face", "first", 1)                   # the face, after the tally
     assert "count_face(z, f)" in failing_line("fine", "policy:peek", 2)        # another seat's private tray
+    # counts in a row share one pass: it fails at the first count, and a value between
+    # them that fails still fails after the first count
+    assert "count_face(things, three)" in failing_line("none_in_row", "first", 1)
+    assert "picks[len(bag)]" in failing_line("bad_between", "first", 1)
+
+
+def test_counts_in_a_row_share_one_pass_with_a_value_pending_between():
+    text = generated("proc play")
+    assert re.search(r"_c\d+ = _c\d+ = 0\n *for _q in _qi:\n *_qf = _q.face\n *if _qf == 'one'", text)
 
 
 def test_a_tally_answers_what_counting_answers():
