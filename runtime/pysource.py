@@ -136,6 +136,7 @@ class _BlockWriter:
         self.end = 0                # where this block ends
         self.movable: set = set()   # the function's loop lists whose ITER_START value cannot fail (shared)
         self.counting = None        # the faces counted by the last pass over some things (_count_faces)
+        self.tallies = None         # the function's counts answered from a tally of faces (FaceTallies)
         self.arithmetic = arithmetic or {}  # pc -> what runtime/ranges.py proved there (ranges.Ranges.verdicts)
 
     # ---- the symbolic stack
@@ -484,6 +485,9 @@ def _call_builtin(w, arg):
     if builtin.name == "len":
         w.push(f"_len({_items_of(w.pop_item())})")
         return
+    if builtin.name == "count_face" and w.tallies is not None and w.tallies.answers(w, w.stack[-2]):
+        _count_from_tally(w)
+        return
     if builtin.name == "count_face" and w.stack[-1][1] == CONST:
         _count_faces(w)
         return
@@ -536,11 +540,13 @@ def _loop_builtin(w, builtin, lines: tuple) -> None:
 def _count_faces(w) -> None:
     """count_face of a face written out. Counts of several faces of the same things, one
     after the other with only their results stored between (`let a = count_face(z, x)`,
-    `let b = count_face(z, y)`), share one pass over the things: nothing between them can
-    change the things or fail, and each reads every thing's face as the first one does,
-    so the first one fails where any of them would. Each count's result is `_c<pc>`, or
-    the local the next instruction stores it in, counted there directly (a failure ends
-    the run, so nobody sees a local half counted)."""
+    `let b = count_face(z, y)`) or values left pending on the stack (`len(z) -
+    count_face(z, x) - count_face(z, y)`), share one pass over the things: nothing run
+    between them can change the things, each reads every thing's face as the first one
+    does, so the first one fails where any of them would, and a pending value that fails
+    still fails after the first count. Each count's result is `_c<pc>`, or the local the
+    next instruction stores it in, counted there directly (a failure ends the run, so
+    nobody sees a local half counted)."""
     face = w.pop()
     things = _items_of(w.pop_item())
     counter = f"_c{w.pc}"
@@ -551,7 +557,7 @@ def _count_faces(w) -> None:
         w.flush_local(local)
         counter = f"l{local}"
     group = w.counting
-    if (group is not None and group["things"] == things and not w.stack and _only_stores(w, group, things)
+    if (group is not None and group["things"] == things and _only_stores(w, group, things)
             and counter not in group["faces"].values()):  # a local counting two faces would add them up
         face_counter = group["faces"].setdefault(face, counter)
         w.stmts[group["at"] - 1] = (f"{' = '.join(dict.fromkeys(group['faces'].values()))} = 0", group["pc"])
@@ -594,6 +600,115 @@ def _only_stores(w, group: dict, things: str) -> bool:
 
 
 _LOCAL_NAME = re.compile(r"l\d+")
+
+
+class FaceTallies:
+    """Counts of faces answered from a tally, in a function that only reads the game.
+
+    Nothing such a function runs can move, roll or make a thing, so the faces of a
+    zone's items (or of a list) stay as they were at its first count for the whole call.
+    A count in a loop whose turns all read the same things (`count_face(z, f)` for each
+    face `f` of a list) is answered from a dict made by the first count that reads them
+    (`_h<n>`, face -> how many), keyed on the very list it was made from (`_hi<n>`), so
+    things reached through a local that changes are tallied again when the list differs.
+    The tally reads every thing's face in order, as that count's loop would, so a thing
+    that cannot be read fails where the count fails.
+
+    Things named only through locals the function never sets (`party of p`, p a
+    parameter) are the same list at every count of the call: those counts skip both
+    naming them again and the key, and test only whether the tally was made (`_h<n>`
+    starts as None).
+
+    A tally costs about two and a half counts of one face and a lookup a fifth of one
+    (callgrind, five to seven things): counts that are not repeated by a loop stay loops.
+    The translation runs twice: first noting the things counted in such loops, then
+    answering their counts from tallies (`tallied`).
+    """
+
+    def __init__(self, fn, tallied: tuple = ()):
+        self.tallied = tallied
+        self.looped: dict = {}      # things counted in a loop whose turns all read them (an ordered set)
+        self.loops = [(top, back, _locals_set(fn.code, top, back)) for _, top, back in loops_of(fn)]
+        self.fixed = {f"l{i}" for i in range(fn.nlocals)} - {f"l{i}" for i in _locals_set(fn.code, 0, len(fn.code))}
+        self.keyed: set = set()     # the tallies some count tests by their key (`_hi<n>`)
+
+    @classmethod
+    def of(cls, fn):
+        """For a function that reads only and counts faces in a loop, else None."""
+        counts = any(op == O.CALL_BUILTIN and BUILTINS[arg[0]].name == "count_face" for op, arg in fn.code)
+        reads_only = all(op not in _MAY_CHANGE_THINGS for op, _ in fn.code)
+        return cls(fn) if counts and reads_only and loops_of(fn) else None
+
+    def answers(self, w, item) -> bool:
+        """Whether the count about to run (its things the stack item `item`) reads a tally."""
+        things = _items_of(item)
+        if things in self.tallied:
+            return True
+        # a zone's list or a local's (not one made for the count), the same one at every turn
+        if (item[1] == LOCAL or item[2] == ZONE_VALUE or _LOCAL_NAME.fullmatch(things)) and self._repeated(w.pc, things):
+            self.looped[things] = None
+        return False
+
+    def _repeated(self, pc: int, things: str) -> bool:
+        """Whether the count at pc is in a loop whose turns all read the same things."""
+        read = {int(slot) for slot in re.findall(r"\bl(\d+)\b", things)}
+        return any(top <= pc <= back and not read & changed for top, back, changed in self.loops)
+
+    def steady(self, things: str) -> bool:
+        """Whether the things are named only through locals the function never sets (and
+        the zones' table): the same list wherever the call counts them."""
+        return set(re.findall(r"[A-Za-z_]\w*", things)) <= self.fixed | _NAMING_A_ZONE
+
+    def head(self) -> list:
+        """The tallies' start values: none made, and the key no list is."""
+        steady = [f"_h{n}" for n, things in enumerate(self.tallied) if self.steady(things)]
+        keyed = [f"_hi{n}" for n in sorted(self.keyed)]
+        return ([f"{' = '.join(steady)} = None"] if steady else []) + ([f"{' = '.join(keyed)} = _MISS"] if keyed else [])
+
+
+# The names in the things of a count besides locals: a zone (`_Z[1][l0.seat].items`) or a
+# collection told apart when it runs (_items_of).
+_NAMING_A_ZONE = {"_Z", "seat", "items", "_t", "_type", "_Zone", "if", "else", "is"}
+
+
+# What may change a thing's face or a zone's things, or run code that may: a read-only
+# function's callees are called through the memo (CALL_MEMO), so a plain call may act.
+_MAY_CHANGE_THINGS = {op.code for op in O.OPS if op.changes} | {
+    O.CALL, O.CALL_FIELD, O.PERFORM, O.DECIDE, O.DECIDE_ACTION, O.DECIDE_SECRET, O.ASK_FIRST,
+    O.NARRATE, O.NARRATE_TO}
+
+
+def _locals_set(code: list, top: int, back: int) -> set:
+    """The locals some instruction from top to back sets."""
+    out: set = set()
+    for op, arg in code[top:back + 1]:
+        for sets in (_SETS.get(op), _STEP_SETS.get(op)):
+            if sets:
+                out.update(sets(arg))
+    return out
+
+
+def _count_from_tally(w) -> None:
+    """count_face answered from the tally of its things (FaceTallies), made by the first
+    count that reads them (or again when they are another list): the things are evaluated,
+    then the face, as the count's loop would."""
+    face_text, face_kind, _ = w.pop_item()
+    things = _items_of(w.pop_item())
+    n = w.tallies.tallied.index(things)
+    out = w.next_slot()
+    tally = f"for _q in _qi:\n    _hf = _q.face\n    if _hf in _h{n}: _h{n}[_hf] += 1\n    else: _h{n}[_hf] = 1"
+    if face_kind != EXPR and w.tallies.steady(things):  # naming the things again can neither fail nor differ
+        made = f"if _h{n} is None:\n    _qi, _h{n} = {things}, {{}}\n    " + tally.replace("\n", "\n    ")
+        w.stmt(made, f"{out} = _h{n}.get({face_text}, 0)")
+    else:
+        lines = [f"_qi = {things}"]
+        if face_kind == EXPR:  # evaluated after the things, before the tally reads a face
+            lines.append(f"_qf = {face_text}")
+            face_text = "_qf"
+        w.tallies.keyed.add(n)
+        made = f"if _qi is not _hi{n}:\n    _hi{n}, _h{n} = _qi, {{}}\n    " + tally.replace("\n", "\n    ")
+        w.stmt(*lines, made, f"{out} = _h{n}.get({face_text}, 0)")
+    w.push(out, SLOT)
 
 
 def _index(w, arg):
@@ -955,7 +1070,7 @@ def _mark_sequences(w: _BlockWriter, depths) -> None:
 
 
 # ------------------------------------------------------------------ one function
-def _blocks(fn, ctx: _Context, index: int, arithmetic: dict) -> list:
+def _blocks(fn, ctx: _Context, index: int, arithmetic: dict, tallies: "FaceTallies | None" = None) -> list:
     """The function's basic blocks, translated, indexed from 0 (the entry)."""
     code = fn.code
     heads = switch_heads(code)
@@ -990,6 +1105,7 @@ def _blocks(fn, ctx: _Context, index: int, arithmetic: dict) -> list:
         w = _BlockWriter(ctx, stack_in[b], joins, heads, after_miss, index in ctx.depth.checked, arithmetic)
         w.movable = movable  # a loop's ITER_START block is translated before its FOR_ITER block
         w.code, w.end = code, end
+        w.tallies = tallies
         w.pc = start
         for pc in range(start, end):
             key = fn.source_at(pc)
@@ -1259,7 +1375,11 @@ def translate_function(fn, index: int, ctx: _Context, force_dispatch: bool = Fal
     arithmetic = ctx.arithmetic(index) if ctx.program.functions[index] is fn else {}
     fn = copy.copy(fn)
     fn.code = propagate_copies(fn)  # the same instructions, some reading another local
-    blocks = _blocks(fn, ctx, index, arithmetic)
+    tallies = FaceTallies.of(fn)
+    blocks = _blocks(fn, ctx, index, arithmetic, tallies)
+    if tallies is not None and tallies.looped:  # again, the things counted in loops tallied
+        tallies = FaceTallies(fn, tuple(tallies.looped))
+        blocks = _blocks(fn, ctx, index, arithmetic, tallies)
     body, uses_flag, structured = None, False, False
     if not force_dispatch:
         try:
@@ -1279,6 +1399,7 @@ def translate_function(fn, index: int, ctx: _Context, force_dispatch: bool = Fal
         head.append((f"    {' = '.join(others)} = None", -1))
     if uses_flag:
         head.append(("    _go = 0", -1))
+    head.extend((f"    {line}", -1) for line in (tallies.head() if tallies is not None else ()))
     if generator:
         head.append(("    if False: yield  # a generator even when it never decides", -1))
     lines = list(head)

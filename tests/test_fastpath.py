@@ -495,7 +495,7 @@ def test_generated_programs_cover_the_language():
 
 
 # ---------------------------------------------------------------- 5. safety of the generated source
-MADE_NAME = re.compile(r"(f|l|_s|_c)\d+")
+MADE_NAME = re.compile(r"(f|l|_s|_c|_h|_hi)\d+")
 # Fixed temporaries the translator writes besides the helpers of fastvm._helpers():
 # _t (a value tested once: zone or list), _u (an assignment target), _v (a switched
 # variable), _k/_r (memo key and result), _o/_p (options and player of a decision),
@@ -506,9 +506,10 @@ MADE_NAME = re.compile(r"(f|l|_s|_c)\d+")
 # result list and thing of a builtin written out as a loop), _mt/_md/_mo (the thing, the
 # zone it goes to and the zone it leaves, of a move written out), _lb/_lt (the budget a loop
 # counting its steps in locals started with, and the turns it took); and made names: f<n>, l<n>,
-# _s<n>, and _c<pc> (the result of a count_face written out).
+# _s<n>, _c<pc> (the result of a count_face written out), and _h<n>/_hi<n> (a tally of faces and
+# the list it was made from, pysource.FaceTallies) with _hf (a face being tallied).
 TEMPORARIES = {"_t", "_u", "_v", "_k", "_r", "_o", "_p", "_go", "_b", "_dp", "_n", "_nt", "_c", "_qi", "_qf", "_qo", "_q",
-               "_mt", "_md", "_mo", "_lb", "_lt"}
+               "_mt", "_md", "_mo", "_lb", "_lt", "_hf"}
 ALLOWED_NODES = {  # no import, lambda, class, with, raise, f-string (JoinedStr), del, comprehension, ...
     "Try",  # try/finally only (checked below): it catches nothing
     "Module", "FunctionDef", "arguments", "arg", "keyword", "Global", "Assign", "AugAssign", "Expr",
