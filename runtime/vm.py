@@ -29,8 +29,8 @@ from typing import Optional
 from . import opcodes as O
 from .builtins import BUILTINS, ScriptFault
 from .scripting import (CALL_BUDGET, DEFAULT_BUDGET, MAX_DEPTH, SCRIPT_FAILURES, Decision, OutOfSteps, ScriptError,
-                        make_decision, behaviour, divide_down, divide_up, index_item, narrate, no_choice_here, no_player, not_an_entry,
-                        remainder, check_nesting, script_error, secret_choice, too_deep)
+                        behaviour, divide_down, divide_up, index_item, make_decision, narrate, no_choice_here, no_player,
+                        not_an_entry, remainder, check_nesting, script_error, secret_choice, too_deep)
 from .scripting import INT_BOUND, checked_budget, sized
 from .world import Event, World, Zone, owner_of
 
