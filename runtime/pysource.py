@@ -137,6 +137,7 @@ class _BlockWriter:
         self.movable: set = set()   # the function's loop lists whose ITER_START value cannot fail (shared)
         self.counting = None        # the faces counted by the last pass over some things (_count_faces)
         self.tallies = None         # the function's counts answered from a tally of faces (FaceTallies)
+        self.steady: set = set()    # the ITER_STARTs of loops whose bodies cannot change the game (shared)
         self.arithmetic = arithmetic or {}  # pc -> what runtime/ranges.py proved there (ranges.Ranges.verdicts)
 
     # ---- the symbolic stack
@@ -513,28 +514,35 @@ _LOOP_BUILTINS = {
                    "for _q in _qi:\n    if _q.face == _qf: {out} += 1"),
     "one_per_face": ("_qf, _qo = [], []",
                      "for _q in _qi:\n    if _q.face not in _qf:\n        _qf.append(_q.face)\n        _qo.append(_q)",
-                     "{out} = _tuple(_qo)"),
+                     "{out} = {frozen}(_qo)"),
     "faces_in": ("_qf = []",
                  "for _q in _qi:\n    if _q.face not in _qf: _qf.append(_q.face)",
-                 "{out} = _tuple(_qf)"),
+                 "{out} = {frozen}(_qf)"),
     "with_entry": ("_qo = []",
                    "for _q in _qi:\n    if _q.entry == _qf: _qo.append(_q)",
-                   "{out} = _tuple(_qo)"),
+                   "{out} = {frozen}(_qo)"),
     "partners": ("_qo = []",
                  "for _q in _qi:\n    if _len(_q) > 1 and _q[0] == _qf: _qo.append(_q[1])",
-                 "{out} = _tuple(_qo)"),
-    "take": ("{out} = _tuple(_qi[:_qf]) if _qf > 0 else ()",),
+                 "{out} = {frozen}(_qo)"),
+    "take": ("{out} = {frozen}(_qi[:_qf]) if _qf > 0 else ()",),
 }
 
 
 def _loop_builtin(w, builtin, lines: tuple) -> None:
-    """A builtin of _LOOP_BUILTINS in place: its arguments evaluated in order, then its lines."""
+    """A builtin of _LOOP_BUILTINS in place: its arguments evaluated in order, then its lines.
+    Its result is made immutable (`{frozen}`), unless a loop starts on it at once: the list
+    goes straight into the loop's own list, which nothing but the loop's steps reads (and
+    no later line of a builtin changes a list it did not just make)."""
     first, *rest = w.stack[-len(builtin.params):]
     del w.stack[-len(builtin.params):]
     things = _items_of(first) if builtin.params[0].startswith("coll") else first[0]
-    out = w.next_slot()  # set only after `_qi` and `_qf` hold the arguments
+    at = w.pc + 1
+    loop = at < w.end and w.code[at][0] == O.ITER_START
+    out = f"l{w.code[at][1][0]}" if loop else w.next_slot()  # set only after `_qi` and `_qf` hold the arguments
+    frozen = "" if loop else "_tuple"
     w.push_assigned(out, [f"_qi = {things}", *(f"_qf = {text}" for text, _, _ in rest),
-                          *(line.format(out=out) for line in lines)], NOT_ZONE if builtin.returns.startswith("list") else None)
+                          *(line.format(out=out, frozen=frozen) for line in lines)],
+                    NOT_ZONE if builtin.returns.startswith("list") else None)
 
 
 def _count_faces(w) -> None:
@@ -636,8 +644,7 @@ class FaceTallies:
     def of(cls, fn):
         """For a function that reads only and counts faces in a loop, else None."""
         counts = any(op == O.CALL_BUILTIN and BUILTINS[arg[0]].name == "count_face" for op, arg in fn.code)
-        reads_only = all(op not in _MAY_CHANGE_THINGS for op, _ in fn.code)
-        return cls(fn) if counts and reads_only and loops_of(fn) else None
+        return cls(fn) if counts and _reads_only(fn.code) and loops_of(fn) else None
 
     def answers(self, w, item) -> bool:
         """Whether the count about to run (its things the stack item `item`) reads a tally."""
@@ -676,6 +683,29 @@ _NAMING_A_ZONE = {"_Z", "seat", "items", "_t", "_type", "_Zone", "if", "else", "
 _MAY_CHANGE_THINGS = {op.code for op in O.OPS if op.changes} | {
     O.CALL, O.CALL_FIELD, O.PERFORM, O.DECIDE, O.DECIDE_ACTION, O.DECIDE_SECRET, O.ASK_FIRST,
     O.NARRATE, O.NARRATE_TO}
+
+
+def _reads_only(code: list) -> bool:
+    """Whether no instruction of the code may change a thing's face or a zone's things."""
+    return all(op not in _MAY_CHANGE_THINGS for op, _ in code)
+
+
+def steady_loops(fn) -> set:
+    """The ITER_STARTs of the `for` loops whose bodies (from the top to the way back, where
+    compiler/codegen.py lays them, inner loops included) cannot change the game: no zone
+    changes while such a loop walks it, so it walks the zone's own list, with no copy.
+    The list is the loop's own hidden local, read by its steps only: it escapes nowhere."""
+    code = fn.code
+    out = set()
+    for kind, top, back in loops_of(fn):
+        if kind != "for" or not _reads_only(code[top:back + 1]):
+            continue
+        at = top - 1
+        while at >= 0 and (code[at][0] != O.ITER_START or tuple(code[at][1]) != tuple(code[top][1][:2])):
+            at -= 1
+        if at >= 0:
+            out.add(at)
+    return out
 
 
 def _locals_set(code: list, top: int, back: int) -> set:
@@ -736,13 +766,18 @@ def _as_entry(w, kind):
 
 
 def _iter_start(w, arg):
+    """A loop's list: a zone's things copied, so that moves in its body leave the things it
+    walks as they were at its start, unless its body cannot change the game (steady_loops)."""
     items, index = arg
     item = w.pop_item()
-    value = _items_of(item, snapshot=True)
-    w.flush_local(items)
     w.flush_local(index)
     if item[1] != EXPR:  # evaluating it cannot fail: it may move into a `for` (structure.Block.foreach)
         w.movable.add(items)
+    if item[0] == f"l{items}":  # a builtin's list, made in it already (_loop_builtin)
+        w.stmt(f"l{index} = 0")
+        return
+    value = _items_of(item, snapshot=w.pc not in w.steady)
+    w.flush_local(items)
     w.stmt(f"l{items} = {value}", f"l{index} = 0")
 
 
@@ -1093,6 +1128,7 @@ def _blocks(fn, ctx: _Context, index: int, arithmetic: dict, tallies: "FaceTalli
                            for miss in [switch_as_guard(arg, pc)[1]]
                            if ways_in.get(miss) == 1 and miss < len(code) and code[miss][0] == O.SWITCH_VAR)
     tallied = tallied_loops(fn)
+    steady = steady_loops(fn)
     stack_in: dict = {0: []}
     blocks: dict = {}
     movable: set = set()
@@ -1106,6 +1142,7 @@ def _blocks(fn, ctx: _Context, index: int, arithmetic: dict, tallies: "FaceTalli
         w.movable = movable  # a loop's ITER_START block is translated before its FOR_ITER block
         w.code, w.end = code, end
         w.tallies = tallies
+        w.steady = steady
         w.pc = start
         for pc in range(start, end):
             key = fn.source_at(pc)
