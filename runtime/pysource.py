@@ -413,11 +413,26 @@ def _to_list(w, arg):
         w.push(_items_of(item, snapshot=True))
 
 
+# The ref of a FREEZE: the list it copies, which a move or roll taking it at once reads
+# instead (World.move and World.roll read a list as a tuple, and keep neither)
+FROZEN = "a list frozen"
+
+
+def _freeze(w, arg):
+    x = w.pop()
+    w.push(f"_tuple({x})", EXPR, (FROZEN, x))
+
+
+def _unfrozen(text: str, ref) -> str:
+    return ref[1] if type(ref) is tuple and ref[0] == FROZEN else text
+
+
 def _move(w, arg):
     """Every thing of a zone still pending on the stack moves from its own list (move_all),
     with no copy made first: the same moves as one by one, in its order."""
     zone = w.pop_item()
     text, _, ref = w.pop_item()
+    text = _unfrozen(text, ref)
     if type(ref) is tuple and ref[0] == ZONE_ITEMS:
         w.stmt(CLEAR_MEMO, f"_mt, _md = {ref[1]}, {zone[0]}\nif _mt: _W.move_all(_mt, _md, {_const(arg)})")
     else:  # one thing, most moves, written in place (World.move's own steps); else World.move
@@ -435,7 +450,7 @@ def _roll(w, arg):
     text, _, ref = w.pop_item()
     if type(ref) is tuple and ref[0] == ZONE_ITEMS:
         text = ref[1]
-    w.stmt(CLEAR_MEMO, f"_W.roll({text})")
+    w.stmt(CLEAR_MEMO, f"_W.roll({_unfrozen(text, ref)})")
 
 
 def _build_list(w, n):
@@ -1065,7 +1080,7 @@ TRANSLATIONS = {
     "SET_EVENT_FIELD": _set_var("{0}.fields[{arg}] = {1}"),
     "PLAYERS": lambda w, arg: w.push("_P", STABLE),
     "TO_LIST": _to_list,
-    "FREEZE": _unary("_tuple({x})"),
+    "FREEZE": _freeze,
     "CREATE": _create,
     "CREATE_MANY": _create_many,
     "DESTROY": _mutation("_W.destroy({0})", 1),
