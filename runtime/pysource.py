@@ -869,10 +869,13 @@ def _holders(w, arg):
 
 def _decide(kind: str):
     def emit(w, tag):
+        """The options are read where the decision is made, the agent given a list of its
+        own (`_list`): a zone's things or a list a loop built need no snapshot first."""
         player = w.pop_item()
-        options = w.pop_item()
+        text, _, ref = w.pop_item()
+        options = ref[1] if type(ref) is tuple and ref[0] == ZONE_ITEMS else _unfrozen(text, ref)
         slot = w.next_slot()
-        w.result(f"_o = {options[0]}", f"_p = {player[0]}",
+        w.result(f"_o = {options}", f"_p = {player[0]}",
                  "if _p is None: _no_player()",
                  f"if _len(_o) <= 1: {slot} = _o[0] if _o else None",
                  f"else: {slot} = yield _Decision(_p, {kind!r}, {_const(tag)}, _list(_o))")

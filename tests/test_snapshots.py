@@ -47,18 +47,24 @@ def test_a_builtin_list_a_loop_starts_on_is_not_frozen():
     assert "for l4 in (_qf):" in text and "(_qi[:_qf]) if _qf > 0" in text and "_tuple(" not in text
 
 
+def test_decisions_read_their_options_in_place():
+    text = generated("proc play")
+    assert "_o = _Z[" in text and "_o = _tuple(" not in text
+
+
 def test_a_builtin_list_that_escapes_is_frozen():
     assert "_tuple(_qo)" in generated("fn per_face_first")
     play = generated("proc play")
     assert "_tuple(_qo)" in play and "_tuple(_qf)" in play and "_tuple(_qi[:_qf])" in play
 
 
+@pytest.mark.parametrize("agents", ["random", "first"])
 @pytest.mark.parametrize("n", [1, 2, 3])
-def test_both_engines_log_alike(n):
-    """Same logs (the lengths and faces of every list after the moves are in them), results
-    and steps, structured and as a dispatch loop, over several seeds."""
+def test_both_engines_log_alike(n, agents):
+    """Same logs (the lengths and faces of every list after the moves are in them), results,
+    decisions and steps, structured and as a dispatch loop, over several seeds."""
     for seed in range(1, 6):
-        recorded, quiet = compare(PACK, ("fast", "dispatch"), "random", seed, n)
+        recorded, quiet = compare(PACK, ("fast", "dispatch"), agents, seed, n)
         assert recorded.error is None and quiet.error is None
         assert any("kept faces" in str(e) for e in recorded.events)
 
