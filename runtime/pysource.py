@@ -554,10 +554,19 @@ def _loop_builtin(w, builtin, lines: tuple) -> None:
     at = w.pc + 1
     loop = at < w.end and w.code[at][0] == O.ITER_START
     out = f"l{w.code[at][1][0]}" if loop else w.next_slot()  # set only after `_qi` and `_qf` hold the arguments
-    frozen = "" if loop else "_tuple"
+    frozen = "" if loop or _moved_or_rolled_next(w) else "_tuple"
     w.push_assigned(out, [f"_qi = {things}", *(f"_qf = {text}" for text, _, _ in rest),
                           *(line.format(out=out, frozen=frozen) for line in lines)],
                     NOT_ZONE if builtin.returns.startswith("list") else None)
+
+
+def _moved_or_rolled_next(w) -> bool:
+    """Whether the next instructions roll the value just made, or move it to a zone named
+    outright: World.roll and World.move read a list as a tuple and keep neither."""
+    code, at = w.code, w.pc + 1
+    if at < w.end and code[at][0] == O.ROLL:
+        return True
+    return at + 1 < w.end and code[at][0] == O.ZONE and code[at + 1][0] == O.MOVE
 
 
 def _count_faces(w) -> None:

@@ -52,6 +52,11 @@ def test_decisions_read_their_options_in_place():
     assert "_o = _Z[" in text and "_o = _tuple(" not in text
 
 
+def test_a_builtin_list_moved_or_rolled_at_once_is_not_frozen():
+    text = generated("proc play")
+    assert "= (_qi[:_qf]) if _qf > 0" in text and text.count("= (_qo)") == 2
+
+
 def test_a_builtin_list_that_escapes_is_frozen():
     assert "_tuple(_qo)" in generated("fn per_face_first")
     play = generated("proc play")
