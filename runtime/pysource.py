@@ -413,8 +413,9 @@ def _to_list(w, arg):
         w.push(_items_of(item, snapshot=True))
 
 
-# The ref of a FREEZE: the list it copies, which a move or roll taking it at once reads
-# instead (World.move and World.roll read a list as a tuple, and keep neither)
+# The ref of a FREEZE: the list it copies, which a move, a roll or a decision taking it at
+# once reads instead (World.move and World.roll read a list as a tuple and keep neither; a
+# decision gives the agent a list of its own)
 FROZEN = "a list frozen"
 
 
@@ -545,9 +546,10 @@ _LOOP_BUILTINS = {
 
 def _loop_builtin(w, builtin, lines: tuple) -> None:
     """A builtin of _LOOP_BUILTINS in place: its arguments evaluated in order, then its lines.
-    Its result is made immutable (`{frozen}`), unless a loop starts on it at once: the list
-    goes straight into the loop's own list, which nothing but the loop's steps reads (and
-    no later line of a builtin changes a list it did not just make)."""
+    Its result is made immutable (`{frozen}`), unless a loop starts on it at once (the list
+    goes straight into the loop's own list, which nothing but the loop's steps reads, and
+    no later line of a builtin changes a list it did not just make) or a roll or a move
+    takes it at once (_moved_or_rolled_next)."""
     first, *rest = w.stack[-len(builtin.params):]
     del w.stack[-len(builtin.params):]
     things = _items_of(first) if builtin.params[0].startswith("coll") else first[0]
