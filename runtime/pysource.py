@@ -137,6 +137,7 @@ class _BlockWriter:
         self.movable: set = set()   # the function's loop lists whose ITER_START value cannot fail (shared)
         self.counting = None        # the faces counted by the last pass over some things (_count_faces)
         self.tallies = None         # the function's counts answered from a tally of faces (FaceTallies)
+        self.steady: set = set()    # the ITER_STARTs of loops whose bodies cannot change the game (shared)
         self.arithmetic = arithmetic or {}  # pc -> what runtime/ranges.py proved there (ranges.Ranges.verdicts)
 
     # ---- the symbolic stack
@@ -412,11 +413,27 @@ def _to_list(w, arg):
         w.push(_items_of(item, snapshot=True))
 
 
+# The ref of a FREEZE: the list it copies, which a move, a roll or a decision taking it at
+# once reads instead (World.move and World.roll read a list as a tuple and keep neither; a
+# decision gives the agent a list of its own)
+FROZEN = "a list frozen"
+
+
+def _freeze(w, arg):
+    x = w.pop()
+    w.push(f"_tuple({x})", EXPR, (FROZEN, x))
+
+
+def _unfrozen(text: str, ref) -> str:
+    return ref[1] if type(ref) is tuple and ref[0] == FROZEN else text
+
+
 def _move(w, arg):
     """Every thing of a zone still pending on the stack moves from its own list (move_all),
     with no copy made first: the same moves as one by one, in its order."""
     zone = w.pop_item()
     text, _, ref = w.pop_item()
+    text = _unfrozen(text, ref)
     if type(ref) is tuple and ref[0] == ZONE_ITEMS:
         w.stmt(CLEAR_MEMO, f"_mt, _md = {ref[1]}, {zone[0]}\nif _mt: _W.move_all(_mt, _md, {_const(arg)})")
     else:  # one thing, most moves, written in place (World.move's own steps); else World.move
@@ -434,7 +451,7 @@ def _roll(w, arg):
     text, _, ref = w.pop_item()
     if type(ref) is tuple and ref[0] == ZONE_ITEMS:
         text = ref[1]
-    w.stmt(CLEAR_MEMO, f"_W.roll({text})")
+    w.stmt(CLEAR_MEMO, f"_W.roll({_unfrozen(text, ref)})")
 
 
 def _build_list(w, n):
@@ -513,28 +530,45 @@ _LOOP_BUILTINS = {
                    "for _q in _qi:\n    if _q.face == _qf: {out} += 1"),
     "one_per_face": ("_qf, _qo = [], []",
                      "for _q in _qi:\n    if _q.face not in _qf:\n        _qf.append(_q.face)\n        _qo.append(_q)",
-                     "{out} = _tuple(_qo)"),
+                     "{out} = {frozen}(_qo)"),
     "faces_in": ("_qf = []",
                  "for _q in _qi:\n    if _q.face not in _qf: _qf.append(_q.face)",
-                 "{out} = _tuple(_qf)"),
+                 "{out} = {frozen}(_qf)"),
     "with_entry": ("_qo = []",
                    "for _q in _qi:\n    if _q.entry == _qf: _qo.append(_q)",
-                   "{out} = _tuple(_qo)"),
+                   "{out} = {frozen}(_qo)"),
     "partners": ("_qo = []",
                  "for _q in _qi:\n    if _len(_q) > 1 and _q[0] == _qf: _qo.append(_q[1])",
-                 "{out} = _tuple(_qo)"),
-    "take": ("{out} = _tuple(_qi[:_qf]) if _qf > 0 else ()",),
+                 "{out} = {frozen}(_qo)"),
+    "take": ("{out} = {frozen}(_qi[:_qf]) if _qf > 0 else ()",),
 }
 
 
 def _loop_builtin(w, builtin, lines: tuple) -> None:
-    """A builtin of _LOOP_BUILTINS in place: its arguments evaluated in order, then its lines."""
+    """A builtin of _LOOP_BUILTINS in place: its arguments evaluated in order, then its lines.
+    Its result is made immutable (`{frozen}`), unless a loop starts on it at once (the list
+    goes straight into the loop's own list, which nothing but the loop's steps reads, and
+    no later line of a builtin changes a list it did not just make) or a roll or a move
+    takes it at once (_moved_or_rolled_next)."""
     first, *rest = w.stack[-len(builtin.params):]
     del w.stack[-len(builtin.params):]
     things = _items_of(first) if builtin.params[0].startswith("coll") else first[0]
-    out = w.next_slot()  # set only after `_qi` and `_qf` hold the arguments
+    at = w.pc + 1
+    loop = at < w.end and w.code[at][0] == O.ITER_START
+    out = f"l{w.code[at][1][0]}" if loop else w.next_slot()  # set only after `_qi` and `_qf` hold the arguments
+    frozen = "" if loop or _moved_or_rolled_next(w) else "_tuple"
     w.push_assigned(out, [f"_qi = {things}", *(f"_qf = {text}" for text, _, _ in rest),
-                          *(line.format(out=out) for line in lines)], NOT_ZONE if builtin.returns.startswith("list") else None)
+                          *(line.format(out=out, frozen=frozen) for line in lines)],
+                    NOT_ZONE if builtin.returns.startswith("list") else None)
+
+
+def _moved_or_rolled_next(w) -> bool:
+    """Whether the next instructions roll the value just made, or move it to a zone named
+    outright: World.roll and World.move read a list as a tuple and keep neither."""
+    code, at = w.code, w.pc + 1
+    if at < w.end and code[at][0] == O.ROLL:
+        return True
+    return at + 1 < w.end and code[at][0] == O.ZONE and code[at + 1][0] == O.MOVE
 
 
 def _count_faces(w) -> None:
@@ -636,8 +670,7 @@ class FaceTallies:
     def of(cls, fn):
         """For a function that reads only and counts faces in a loop, else None."""
         counts = any(op == O.CALL_BUILTIN and BUILTINS[arg[0]].name == "count_face" for op, arg in fn.code)
-        reads_only = all(op not in _MAY_CHANGE_THINGS for op, _ in fn.code)
-        return cls(fn) if counts and reads_only and loops_of(fn) else None
+        return cls(fn) if counts and _reads_only(fn.code) and loops_of(fn) else None
 
     def answers(self, w, item) -> bool:
         """Whether the count about to run (its things the stack item `item`) reads a tally."""
@@ -676,6 +709,29 @@ _NAMING_A_ZONE = {"_Z", "seat", "items", "_t", "_type", "_Zone", "if", "else", "
 _MAY_CHANGE_THINGS = {op.code for op in O.OPS if op.changes} | {
     O.CALL, O.CALL_FIELD, O.PERFORM, O.DECIDE, O.DECIDE_ACTION, O.DECIDE_SECRET, O.ASK_FIRST,
     O.NARRATE, O.NARRATE_TO}
+
+
+def _reads_only(code: list) -> bool:
+    """Whether no instruction of the code may change a thing's face or a zone's things."""
+    return all(op not in _MAY_CHANGE_THINGS for op, _ in code)
+
+
+def steady_loops(fn) -> set:
+    """The ITER_STARTs of the `for` loops whose bodies (from the top to the way back, where
+    compiler/codegen.py lays them, inner loops included) cannot change the game: no zone
+    changes while such a loop walks it, so it walks the zone's own list, with no copy.
+    The list is the loop's own hidden local, read by its steps only: it escapes nowhere."""
+    code = fn.code
+    out = set()
+    for kind, top, back in loops_of(fn):
+        if kind != "for" or not _reads_only(code[top:back + 1]):
+            continue
+        at = top - 1
+        while at >= 0 and (code[at][0] != O.ITER_START or tuple(code[at][1]) != tuple(code[top][1][:2])):
+            at -= 1
+        if at >= 0:
+            out.add(at)
+    return out
 
 
 def _locals_set(code: list, top: int, back: int) -> set:
@@ -736,13 +792,18 @@ def _as_entry(w, kind):
 
 
 def _iter_start(w, arg):
+    """A loop's list: a zone's things copied, so that moves in its body leave the things it
+    walks as they were at its start, unless its body cannot change the game (steady_loops)."""
     items, index = arg
     item = w.pop_item()
-    value = _items_of(item, snapshot=True)
-    w.flush_local(items)
     w.flush_local(index)
     if item[1] != EXPR:  # evaluating it cannot fail: it may move into a `for` (structure.Block.foreach)
         w.movable.add(items)
+    if item[0] == f"l{items}":  # a builtin's list, made in it already (_loop_builtin)
+        w.stmt(f"l{index} = 0")
+        return
+    value = _items_of(item, snapshot=w.pc not in w.steady)
+    w.flush_local(items)
     w.stmt(f"l{items} = {value}", f"l{index} = 0")
 
 
@@ -819,10 +880,13 @@ def _holders(w, arg):
 
 def _decide(kind: str):
     def emit(w, tag):
+        """The options are read where the decision is made, the agent given a list of its
+        own (`_list`): a zone's things or a list a loop built need no snapshot first."""
         player = w.pop_item()
-        options = w.pop_item()
+        text, _, ref = w.pop_item()
+        options = ref[1] if type(ref) is tuple and ref[0] == ZONE_ITEMS else _unfrozen(text, ref)
         slot = w.next_slot()
-        w.result(f"_o = {options[0]}", f"_p = {player[0]}",
+        w.result(f"_o = {options}", f"_p = {player[0]}",
                  "if _p is None: _no_player()",
                  f"if _len(_o) <= 1: {slot} = _o[0] if _o else None",
                  f"else: {slot} = yield _Decision(_p, {kind!r}, {_const(tag)}, _list(_o))")
@@ -1030,7 +1094,7 @@ TRANSLATIONS = {
     "SET_EVENT_FIELD": _set_var("{0}.fields[{arg}] = {1}"),
     "PLAYERS": lambda w, arg: w.push("_P", STABLE),
     "TO_LIST": _to_list,
-    "FREEZE": _unary("_tuple({x})"),
+    "FREEZE": _freeze,
     "CREATE": _create,
     "CREATE_MANY": _create_many,
     "DESTROY": _mutation("_W.destroy({0})", 1),
@@ -1093,6 +1157,7 @@ def _blocks(fn, ctx: _Context, index: int, arithmetic: dict, tallies: "FaceTalli
                            for miss in [switch_as_guard(arg, pc)[1]]
                            if ways_in.get(miss) == 1 and miss < len(code) and code[miss][0] == O.SWITCH_VAR)
     tallied = tallied_loops(fn)
+    steady = steady_loops(fn)
     stack_in: dict = {0: []}
     blocks: dict = {}
     movable: set = set()
@@ -1106,6 +1171,7 @@ def _blocks(fn, ctx: _Context, index: int, arithmetic: dict, tallies: "FaceTalli
         w.movable = movable  # a loop's ITER_START block is translated before its FOR_ITER block
         w.code, w.end = code, end
         w.tallies = tallies
+        w.steady = steady
         w.pc = start
         for pc in range(start, end):
             key = fn.source_at(pc)
