@@ -38,7 +38,7 @@ from runebook.runtime.agents import AgentError, make_agent
 from runebook.runtime.fastvm import FastModule, FastVM, _helpers
 from runebook.runtime.match import Match
 from runebook.runtime.options import resolve_options
-from runebook.runtime.pysource import ATTRIBUTES, translate
+from runebook.runtime.pysource import ATTRIBUTES, RUN_NAMES, translate
 from runebook.runtime.visibility import SeatView
 from runebook.runtime.scripting import DEFAULT_BUDGET, ScriptError
 from runebook.runtime.vm import VM
@@ -274,35 +274,89 @@ def test_a_small_budget_runs_out_at_the_same_step():
     assert len([e for e in errors if e]) >= 3   # ran out in several places
 
 
+def drive_interleaved(prog, engine_pair, seats=("random", "random")):
+    """Two matches of one program (the agent of each seat named), one decision of each in
+    turn: each decision's labels, answer and budget, the scores, the worlds, the budgets
+    left and the narrations."""
+    options = resolve_options(prog, {})
+    worlds = [World(prog, seed, options, 2) for seed in (5, 6)]
+    vms = [engine_vm(engine, prog, w, DEFAULT_BUDGET) for engine, w in zip(engine_pair, worlds)]
+    agents = [[make_agent(spec, prog, seed, s) for s, spec in enumerate(seats)] for seed in (5, 6)]
+    logs: list = [[], []]
+    pending = []
+    for vm in vms:
+        vm.start(prog.entry_points["play"])
+        pending.append(vm.run())
+    while any(d is not None for d in pending):
+        for i, vm in enumerate(vms):   # one decision of each match in turn
+            d = pending[i]
+            if d is not None:
+                k = agents[i][d.player.seat].choose(d, SeatView(vm, worlds[i], d.player.seat))
+                logs[i].append((d.tag, tuple(d.labels(worlds[i])), k, vm.budget))
+                pending[i] = vm.resume(d.options[k])
+    scores = [[vm.call(prog.entry_points["score"], (p,)) for p in w.players] for vm, w in zip(vms, worlds)]
+    return logs, scores, [world_state(w) for w in worlds], [vm.budget for vm in vms], \
+        [list(w.narration) for w in worlds]
+
+
 def test_two_matches_interleaved_on_one_module():
     """FastVMs of one program share one compiled module (its globals hold the running world):
     two matches driven turn about must each behave as if alone."""
     prog = program("dungeon_roll")
-    options = resolve_options(prog, {})
-
-    def drive(engine_pair):
-        worlds = [World(prog, seed, options, 2) for seed in (5, 6)]
-        vms = [engine_vm(engine, prog, w, DEFAULT_BUDGET) for engine, w in zip(engine_pair, worlds)]
-        agents = [[make_agent("random", prog, seed, s) for s in range(2)] for seed in (5, 6)]
-        logs: list = [[], []]
-        pending = []
-        for vm in vms:
-            vm.start(prog.entry_points["play"])
-            pending.append(vm.run())
-        while any(d is not None for d in pending):
-            for i, vm in enumerate(vms):   # one decision of each match in turn
-                d = pending[i]
-                if d is not None:
-                    k = agents[i][d.player.seat].choose(d, SeatView(vm, worlds[i], d.player.seat))
-                    logs[i].append((d.tag, tuple(d.labels(worlds[i])), k, vm.budget))
-                    pending[i] = vm.resume(d.options[k])
-        scores = [[vm.call(prog.entry_points["score"], (p,)) for p in w.players] for vm, w in zip(vms, worlds)]
-        return logs, scores, [world_state(w) for w in worlds], [vm.budget for vm in vms]
-
-    reference = drive(("interp", "interp"))
-    assert drive(("fast", "fast")) == reference
-    assert drive(("fast", "interp")) == reference
+    reference = drive_interleaved(prog, ("interp", "interp"))
+    assert drive_interleaved(prog, ("fast", "fast")) == reference
+    assert drive_interleaved(prog, ("fast", "interp")) == reference
     assert sum(len(log) for log in reference[0]) > 10
+
+
+def test_a_suspended_function_sees_its_own_match_when_resumed(tmp_path):
+    """A function reads the running match's memo, world and variables once, into locals
+    (pysource.RUN_NAMES), and keeps them across its decisions. Between its decisions the
+    other match rebinds the module to its world, the policy's ratings swap in a view's memo,
+    and narration runs aside with a memo of its own: resumed, the function must still read
+    its own match's, as the interpreter does."""
+    write_pack(tmp_path, {}, name="hoist")
+    (tmp_path / "hoist.rune").write_text("\n".join([
+        "symbols a",
+        "var total: int = 0",
+        "var n: int per player = 0",
+        "fn twice(x: int) -> int {",  # a loop each: called (its answer remembered), not inlined
+        "  let s = total",
+        "  for q in players { s += x + q.n }",
+        "  return s",
+        "}",
+        "fn both(x: int) -> int {",  # remembers twice's answers in the memo bound when it runs
+        "  let s = 0",
+        "  for q in players { s += twice(x) + twice(q.n) }",
+        "  return s",
+        "}",
+        "proc play() {",
+        "  for r in [1, 2, 3] {",
+        "    for p in players {",
+        "      total += twice(p.n)",
+        "      log \"{p} has {twice(p.n)}\"",
+        "      p.n = choose n from [1, 2, 3] for p",
+        "      total += both(p.n)",
+        "      total += both(p.n) + twice(total)",
+        "      log \"{p} picked {p.n}, total {total}\"",
+        "    }",
+        "  }",
+        "}",
+        "fn rate(x: int) -> int { return twice(x) - twice(total) }",
+        "fn score(p: player) -> int { return total + p.n }",
+        "policy best {",
+        "  rate choice n: rate(option)",
+        "}",
+        ""]))
+    prog = program(str(tmp_path))
+    play_source = next(f.lines for f in translate(prog).functions if f.index == prog.entry_points["play"])
+    text = "\n".join(line for line, _ in play_source)
+    assert "yield" in text and "_Ml = _M" in text and "_Gl = _G" in text  # suspends, holding both
+    seats = ("random", "policy:best")  # the matches differ, and ratings run mid-decision
+    reference = drive_interleaved(prog, ("interp", "interp"), seats)
+    assert drive_interleaved(prog, ("fast", "fast"), seats) == reference
+    assert drive_interleaved(prog, ("fast", "interp"), seats) == reference
+    assert len(reference[0][0]) == 6 and reference[1][0] != reference[1][1]
 
 
 # ---------------------------------------------------------------- 2. the dispatch-loop layout
@@ -467,7 +521,7 @@ def test_generated_programs_run_identically(text, seed, n, agents, budget, bonus
 
 TRANSLATOR_FEATURES = {  # what the generated Python looks like when the translator used a construct
     "generator": "yield",            # a function that can suspend at a decision
-    "memo": "_M.get(",               # a call answered from the memo
+    "memo": ".get(_k, _MISS)",       # a call answered from the memo
     "depth": "_dp",                  # recursion possible: frames carry their depth
     "for loop": "\n        for l",    # a loop over a list written as `for`
     "flag": "_go = ",                # a jump leaving several loops at once
@@ -507,7 +561,8 @@ MADE_NAME = re.compile(r"(f|l|_s|_c|_h|_hi)\d+")
 # zone it goes to and the zone it leaves, of a move written out), _lb/_lt (the budget a loop
 # counting its steps in locals started with, and the turns it took); and made names: f<n>, l<n>,
 # _s<n>, _c<pc> (the result of a count_face written out), and _h<n>/_hi<n> (a tally of faces and
-# the list it was made from, pysource.FaceTallies) with _hf (a face being tallied).
+# the list it was made from, pysource.FaceTallies) with _hf (a face being tallied); and the
+# local copy of a name bound to the running match (`_Zl` for `_Z`, pysource.RUN_NAMES).
 TEMPORARIES = {"_t", "_u", "_v", "_k", "_r", "_o", "_p", "_go", "_b", "_dp", "_n", "_nt", "_c", "_qi", "_qf", "_qo", "_q",
                "_mt", "_md", "_mo", "_lb", "_lt", "_hf"}
 ALLOWED_NODES = {  # no import, lambda, class, with, raise, f-string (JoinedStr), del, comprehension, ...
@@ -524,7 +579,7 @@ ALLOWED_NODES = {  # no import, lambda, class, with, raise, f-string (JoinedStr)
 def check_safe_source(prog, text: str) -> None:
     """The rules of docs/fast-path.md#safety, on one translation."""
     allowed = {getattr(ast, name) for name in ALLOWED_NODES}
-    names = set(_helpers(prog)) - {"__builtins__"} | TEMPORARIES
+    names = set(_helpers(prog)) - {"__builtins__"} | TEMPORARIES | {name + "l" for name in RUN_NAMES}
     for node in ast.walk(ast.parse(text)):
         kind = type(node)
         assert kind in allowed, f"generated code uses a {kind.__name__} node"
