@@ -1392,70 +1392,22 @@ def translate_function(fn, index: int, ctx: _Context, force_dispatch: bool = Fal
     if body is None:
         body = dispatch(blocks)
     generator = index in ctx.generators
-    lines = [(f"    {line}", -1) for line in (tallies.head() if tallies is not None else ())]
-    for indent, text, pc in body:
-        pad = "    " * (indent + 1)
-        for part in text.split("\n"):
-            lines.append((pad + part, pc))
-    reads = _lines_reading(lines)
-    hoisted = [name for name in RUN_NAMES if reads.get(name, 0) >= HOIST_FROM]
-    if hoisted:
-        lines = _read_locally(lines, hoisted)
     params = [f"l{i}=None" for i in range(fn.nparams)] + (["_dp=1"] if index in ctx.depth.counted else [])
     head = [(f"def f{index}({', '.join(params)}):", -1), ("    global _steps", -1)]
-    head.extend((f"    {name}l = {name}", -1) for name in hoisted)
     others = [f"l{i}" for i in read_before_set(fn)]
     if others:
         head.append((f"    {' = '.join(others)} = None", -1))
     if uses_flag:
         head.append(("    _go = 0", -1))
+    head.extend((f"    {line}", -1) for line in (tallies.head() if tallies is not None else ()))
     if generator:
         head.append(("    if False: yield  # a generator even when it never decides", -1))
-    return FunctionSource(index, head + lines, generator, structured)
-
-
-# ------------------------------------------------------------------ the match's names, read as locals
-# The names fastvm.FastVM._bind points at the running match. A run sees the same objects
-# from its start to its end, suspended or not: a VM's world, its tables and its VM never
-# change, and its memo is one dict for its life (cleared in place; `aside` and a view's
-# masked ratings swap another in only while a call of their own runs, and put it back
-# before the run goes on), and a VM rebinds them before it resumes a run. So a function
-# reading one of them often reads it once, into a local (`_Zl`), at its start.
-RUN_NAMES = ("_V", "_W", "_M", "_Z", "_G", "_O", "_P", "_E")
-# A specialised LOAD_GLOBAL costs a few machine instructions more than a LOAD_FAST, and the
-# read at the start a LOAD_GLOBAL and a STORE_FAST: it pays only for a name read on many
-# lines, or in a loop (each line read in a loop counts LOOP_READS times).
-HOIST_FROM = 3
-LOOP_READS = 4
-# A string constant (skipped: content text is data) or a name that is not an attribute.
-_NAME_READ = re.compile(r"""'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*"|(?<![\w.])(_[A-Za-z]\w*)""")
-
-
-def _lines_reading(lines: list) -> dict:
-    """On how many lines each helper-like name is read, outside string constants, a line
-    inside a loop counting LOOP_READS times."""
-    counts: dict = {}
-    loops: list = []  # the indents of the loops around a line
-    for text, _ in lines:
-        indent = len(text) - len(text.lstrip(" "))
-        while loops and indent <= loops[-1]:
-            loops.pop()
-        weight = LOOP_READS if loops else 1
-        if text.startswith(("for ", "while "), indent):
-            loops.append(indent)
-        for name in {match.group(1) for match in _NAME_READ.finditer(text)} - {None}:
-            counts[name] = counts.get(name, 0) + weight
-    return counts
-
-
-def _read_locally(lines: list, names: list) -> list:
-    """The lines reading each of `names` from its local copy (`_Z` -> `_Zl`)."""
-    chosen = set(names)
-
-    def local(match):
-        name = match.group(1)
-        return name + "l" if name in chosen else match.group(0)
-    return [(_NAME_READ.sub(local, text), pc) for text, pc in lines]
+    lines = list(head)
+    for indent, text, pc in body:
+        pad = "    " * (indent + 1)
+        for part in text.split("\n"):
+            lines.append((pad + part, pc))
+    return FunctionSource(index, lines, generator, structured)
 
 
 # ------------------------------------------------------------------ the program

@@ -38,7 +38,7 @@ from runebook.runtime.agents import AgentError, make_agent
 from runebook.runtime.fastvm import FastModule, FastVM, _helpers
 from runebook.runtime.match import Match
 from runebook.runtime.options import resolve_options
-from runebook.runtime.pysource import ATTRIBUTES, RUN_NAMES, translate
+from runebook.runtime.pysource import ATTRIBUTES, translate
 from runebook.runtime.visibility import SeatView
 from runebook.runtime.scripting import DEFAULT_BUDGET, ScriptError
 from runebook.runtime.vm import VM
@@ -310,13 +310,14 @@ def test_two_matches_interleaved_on_one_module():
 
 
 def test_a_suspended_function_sees_its_own_match_when_resumed(tmp_path):
-    """A function reads the running match's memo, world and variables once, into locals
-    (pysource.RUN_NAMES), and keeps them across its decisions. Between its decisions the
-    other match rebinds the module to its world, the policy's ratings swap in a view's memo,
-    and narration runs aside with a memo of its own: resumed, the function must still read
-    its own match's, as the interpreter does."""
-    write_pack(tmp_path, {}, name="hoist")
-    (tmp_path / "hoist.rune").write_text("\n".join([
+    """A function reading the running match's memo, world and variables (module globals)
+    suspends at its decisions. Between them the other match rebinds the module to its
+    world, the policy's ratings swap in a view's memo, and narration runs aside with a memo
+    of its own: resumed, the function must read its own match's, as the interpreter does
+    (a function holding any of them in a local would read a stale one if a VM ever
+    replaced its memo instead of clearing it)."""
+    write_pack(tmp_path, {}, name="rebind")
+    (tmp_path / "rebind.rune").write_text("\n".join([
         "symbols a",
         "var total: int = 0",
         "var n: int per player = 0",
@@ -351,7 +352,7 @@ def test_a_suspended_function_sees_its_own_match_when_resumed(tmp_path):
     prog = program(str(tmp_path))
     play_source = next(f.lines for f in translate(prog).functions if f.index == prog.entry_points["play"])
     text = "\n".join(line for line, _ in play_source)
-    assert "yield" in text and "_Ml = _M" in text and "_Gl = _G" in text  # suspends, holding both
+    assert "yield" in text and ".get(_k, _MISS)" in text  # it suspends, and reads the memo
     seats = ("random", "policy:best")  # the matches differ, and ratings run mid-decision
     reference = drive_interleaved(prog, ("interp", "interp"), seats)
     assert drive_interleaved(prog, ("fast", "fast"), seats) == reference
@@ -521,7 +522,7 @@ def test_generated_programs_run_identically(text, seed, n, agents, budget, bonus
 
 TRANSLATOR_FEATURES = {  # what the generated Python looks like when the translator used a construct
     "generator": "yield",            # a function that can suspend at a decision
-    "memo": ".get(_k, _MISS)",       # a call answered from the memo
+    "memo": "_M.get(",               # a call answered from the memo
     "depth": "_dp",                  # recursion possible: frames carry their depth
     "for loop": "\n        for l",    # a loop over a list written as `for`
     "flag": "_go = ",                # a jump leaving several loops at once
@@ -561,8 +562,7 @@ MADE_NAME = re.compile(r"(f|l|_s|_c|_h|_hi)\d+")
 # zone it goes to and the zone it leaves, of a move written out), _lb/_lt (the budget a loop
 # counting its steps in locals started with, and the turns it took); and made names: f<n>, l<n>,
 # _s<n>, _c<pc> (the result of a count_face written out), and _h<n>/_hi<n> (a tally of faces and
-# the list it was made from, pysource.FaceTallies) with _hf (a face being tallied); and the
-# local copy of a name bound to the running match (`_Zl` for `_Z`, pysource.RUN_NAMES).
+# the list it was made from, pysource.FaceTallies) with _hf (a face being tallied).
 TEMPORARIES = {"_t", "_u", "_v", "_k", "_r", "_o", "_p", "_go", "_b", "_dp", "_n", "_nt", "_c", "_qi", "_qf", "_qo", "_q",
                "_mt", "_md", "_mo", "_lb", "_lt", "_hf"}
 ALLOWED_NODES = {  # no import, lambda, class, with, raise, f-string (JoinedStr), del, comprehension, ...
@@ -579,7 +579,7 @@ ALLOWED_NODES = {  # no import, lambda, class, with, raise, f-string (JoinedStr)
 def check_safe_source(prog, text: str) -> None:
     """The rules of docs/fast-path.md#safety, on one translation."""
     allowed = {getattr(ast, name) for name in ALLOWED_NODES}
-    names = set(_helpers(prog)) - {"__builtins__"} | TEMPORARIES | {name + "l" for name in RUN_NAMES}
+    names = set(_helpers(prog)) - {"__builtins__"} | TEMPORARIES
     for node in ast.walk(ast.parse(text)):
         kind = type(node)
         assert kind in allowed, f"generated code uses a {kind.__name__} node"
