@@ -274,35 +274,90 @@ def test_a_small_budget_runs_out_at_the_same_step():
     assert len([e for e in errors if e]) >= 3   # ran out in several places
 
 
+def drive_interleaved(prog, engine_pair, seats=("random", "random")):
+    """Two matches of one program (the agent of each seat named), one decision of each in
+    turn: each decision's labels, answer and budget, the scores, the worlds, the budgets
+    left and the narrations."""
+    options = resolve_options(prog, {})
+    worlds = [World(prog, seed, options, 2) for seed in (5, 6)]
+    vms = [engine_vm(engine, prog, w, DEFAULT_BUDGET) for engine, w in zip(engine_pair, worlds)]
+    agents = [[make_agent(spec, prog, seed, s) for s, spec in enumerate(seats)] for seed in (5, 6)]
+    logs: list = [[], []]
+    pending = []
+    for vm in vms:
+        vm.start(prog.entry_points["play"])
+        pending.append(vm.run())
+    while any(d is not None for d in pending):
+        for i, vm in enumerate(vms):   # one decision of each match in turn
+            d = pending[i]
+            if d is not None:
+                k = agents[i][d.player.seat].choose(d, SeatView(vm, worlds[i], d.player.seat))
+                logs[i].append((d.tag, tuple(d.labels(worlds[i])), k, vm.budget))
+                pending[i] = vm.resume(d.options[k])
+    scores = [[vm.call(prog.entry_points["score"], (p,)) for p in w.players] for vm, w in zip(vms, worlds)]
+    return logs, scores, [world_state(w) for w in worlds], [vm.budget for vm in vms], \
+        [list(w.narration) for w in worlds]
+
+
 def test_two_matches_interleaved_on_one_module():
     """FastVMs of one program share one compiled module (its globals hold the running world):
     two matches driven turn about must each behave as if alone."""
     prog = program("dungeon_roll")
-    options = resolve_options(prog, {})
-
-    def drive(engine_pair):
-        worlds = [World(prog, seed, options, 2) for seed in (5, 6)]
-        vms = [engine_vm(engine, prog, w, DEFAULT_BUDGET) for engine, w in zip(engine_pair, worlds)]
-        agents = [[make_agent("random", prog, seed, s) for s in range(2)] for seed in (5, 6)]
-        logs: list = [[], []]
-        pending = []
-        for vm in vms:
-            vm.start(prog.entry_points["play"])
-            pending.append(vm.run())
-        while any(d is not None for d in pending):
-            for i, vm in enumerate(vms):   # one decision of each match in turn
-                d = pending[i]
-                if d is not None:
-                    k = agents[i][d.player.seat].choose(d, SeatView(vm, worlds[i], d.player.seat))
-                    logs[i].append((d.tag, tuple(d.labels(worlds[i])), k, vm.budget))
-                    pending[i] = vm.resume(d.options[k])
-        scores = [[vm.call(prog.entry_points["score"], (p,)) for p in w.players] for vm, w in zip(vms, worlds)]
-        return logs, scores, [world_state(w) for w in worlds], [vm.budget for vm in vms]
-
-    reference = drive(("interp", "interp"))
-    assert drive(("fast", "fast")) == reference
-    assert drive(("fast", "interp")) == reference
+    reference = drive_interleaved(prog, ("interp", "interp"))
+    assert drive_interleaved(prog, ("fast", "fast")) == reference
+    assert drive_interleaved(prog, ("fast", "interp")) == reference
     assert sum(len(log) for log in reference[0]) > 10
+
+
+def test_a_suspended_function_sees_its_own_match_when_resumed(tmp_path):
+    """A function reading the running match's memo, world and variables (module globals)
+    suspends at its decisions. Between them the other match rebinds the module to its
+    world, the policy's ratings swap in a view's memo, and narration runs aside with a memo
+    of its own: resumed, the function must read its own match's, as the interpreter does
+    (a function holding any of them in a local would read a stale one if a VM ever
+    replaced its memo instead of clearing it)."""
+    write_pack(tmp_path, {}, name="rebind")
+    (tmp_path / "rebind.rune").write_text("\n".join([
+        "symbols a",
+        "var total: int = 0",
+        "var n: int per player = 0",
+        "fn twice(x: int) -> int {",  # a loop each: called (its answer remembered), not inlined
+        "  let s = total",
+        "  for q in players { s += x + q.n }",
+        "  return s",
+        "}",
+        "fn both(x: int) -> int {",  # remembers twice's answers in the memo bound when it runs
+        "  let s = 0",
+        "  for q in players { s += twice(x) + twice(q.n) }",
+        "  return s",
+        "}",
+        "proc play() {",
+        "  for r in [1, 2, 3] {",
+        "    for p in players {",
+        "      total += twice(p.n)",
+        "      log \"{p} has {twice(p.n)}\"",
+        "      p.n = choose n from [1, 2, 3] for p",
+        "      total += both(p.n)",
+        "      total += both(p.n) + twice(total)",
+        "      log \"{p} picked {p.n}, total {total}\"",
+        "    }",
+        "  }",
+        "}",
+        "fn rate(x: int) -> int { return twice(x) - twice(total) }",
+        "fn score(p: player) -> int { return total + p.n }",
+        "policy best {",
+        "  rate choice n: rate(option)",
+        "}",
+        ""]))
+    prog = program(str(tmp_path))
+    play_source = next(f.lines for f in translate(prog).functions if f.index == prog.entry_points["play"])
+    text = "\n".join(line for line, _ in play_source)
+    assert "yield" in text and ".get(_k, _MISS)" in text  # it suspends, and reads the memo
+    seats = ("random", "policy:best")  # the matches differ, and ratings run mid-decision
+    reference = drive_interleaved(prog, ("interp", "interp"), seats)
+    assert drive_interleaved(prog, ("fast", "fast"), seats) == reference
+    assert drive_interleaved(prog, ("fast", "interp"), seats) == reference
+    assert len(reference[0][0]) == 6 and reference[1][0] != reference[1][1]
 
 
 # ---------------------------------------------------------------- 2. the dispatch-loop layout
