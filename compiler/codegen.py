@@ -85,6 +85,9 @@ class FunctionCompiler(Expressions, Inlining):
         self.field_cache: dict = {}  # (name, field) -> (slot, type) read once at an emit site
         self.unbuilt_events: dict = {}  # a let's slot -> {field: (slot, type)} of an event never built
         self.following: list = []  # the statements after the one being compiled, in its block
+        # An error in code compiled here again (an inlined body, an action's guard) is reported
+        # where that code is declared, not here; this body holds it all the same.
+        self.errors_elsewhere = False
 
     # ---------------------------------------------------------------- plumbing
 
@@ -168,8 +171,8 @@ class FunctionCompiler(Expressions, Inlining):
         self.emit(O.CONST, self.return_value)
         self.emit(O.RETURN)
         code, lines, cols, origins = optimise(self.code, self.lines, self.cols, self.origins)
-        if not any(d.severity == "error" for d in self.diags):  # code with errors is never run
-            verify_stack(self.name, code)
+        if not self.errors_elsewhere and not any(d.severity == "error" for d in self.diags):
+            verify_stack(self.name, code)  # (code with errors is never run, and may be unbalanced)
         return Function(self.name, nparams, len(self.local_names), code, lines,
                         self.file, self.local_names, origins if self.inlined else [], self.inlined, cols)
 

@@ -252,6 +252,7 @@ class Inlining:
         finally:
             self.inline_depth -= 1
             self.inlined_return = saved_return
+            self.errors_elsewhere |= any(d.severity == "error" for d in self.diags)
             self.scopes, self.diags, self.position, self.origin = saved
         if ends and ends[-1] == self.here() - 1:  # the body's last statement: no jump to the next
             self.drop_code(ends.pop())
@@ -294,5 +295,6 @@ class Inlining:
         try:
             self._jump_if(cond, False, jumps, "a condition")
         finally:
+            self.errors_elsewhere |= any(d.severity == "error" for d in self.diags)
             self.scopes, self.diags, self.pure, self.position = saved
         return jumps

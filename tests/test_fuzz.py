@@ -132,6 +132,18 @@ def test_odd_but_parseable_programs(text):
     assert check_program(text) is not None
 
 
+@pytest.mark.parametrize("text", [
+    "action a (x: int from 0) in g\n require nope() {}",                 # in the action's guard
+    "fn t() -> bool { return nope() }\naction a () in g\n require t() {}",  # in a fn compiled in place
+])
+def test_an_error_in_code_compiled_again_elsewhere_is_reported_not_a_crash(text):
+    """An action's guard is compiled again into the functions that answer for its group, a
+    fn's body into its callers, their diagnostics reported once where they are declared:
+    the code they make holds the error all the same, so it is not checked as runnable."""
+    codes = {d.code for d in check_program(text)}
+    assert "E0305" in codes  # unknown function, reported once where it is written
+
+
 def test_statement_snippets_parse_or_fail_cleanly():
     for text in ["let x = ", "x +=", "move to", "}", "roll", "log 3", "cancel; cancel"]:
         try:
