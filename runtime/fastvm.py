@@ -163,7 +163,7 @@ def _translator_digest() -> str:
     from pathlib import Path
     from runebook.paths import code_digest
     here = Path(__file__).parent
-    return code_digest(here / "pysource.py", here / "structure.py", here / "ranges.py")
+    return code_digest(here / "pysource.py", here / "localflow.py", here / "structure.py", here / "ranges.py")
 
 
 def _cache_name(program) -> str:

@@ -149,5 +149,5 @@ def test_every_read_of_a_local_is_renamed():
     say which locals start unset) has its renaming; a loop step's list and index, hidden
     locals set only by ITER_START, are never a copy."""
     from runebook.runtime import opcodes as O
-    from runebook.runtime.pysource import _READS, _READS_AFTER, _RENAME_READS
+    from runebook.runtime.localflow import _READS, _READS_AFTER, _RENAME_READS
     assert set(_READS) | set(_READS_AFTER) == set(_RENAME_READS) | {O.FOR_ITER}
