@@ -63,6 +63,18 @@ class _HandlersUse:
     guard_reads: list       # declared fields the 'when' conditions read, first read first
 
 
+def _field_of(node, name: str):
+    """F when the node reads `name.F`, else None."""
+    if isinstance(node, A.Field) and isinstance(node.obj, A.Name) and node.obj.name == name:
+        return node.name
+    return None
+
+
+def _assigned_field(node, name: str):
+    """F when the node assigns `name.F = ...`, else None."""
+    return _field_of(node.target, name) if isinstance(node, A.Assign) else None
+
+
 def _handlers_use(handlers: list, params: dict) -> _HandlersUse:
     """A handler changes a field by assigning 'event.FIELD'; one that uses the event any
     other way (hands it to a script, keeps it in a variable) might change any, and a
@@ -72,17 +84,13 @@ def _handlers_use(handlers: list, params: dict) -> _HandlersUse:
         for part in (h.decl.body, h.decl.when):
             nodes = list(A.walk(part))
             bare = sum(1 for n in nodes if isinstance(n, A.Name) and n.name == "event")
-            as_field = [n for n in nodes if isinstance(n, A.Field) and isinstance(n.obj, A.Name)
-                        and n.obj.name == "event"]
+            as_field = [n for n in nodes if _field_of(n, "event") is not None]
             if part is h.decl.body:
                 known &= bare == len(as_field)
             else:
                 through &= bare == len(as_field) and all(n.name in params for n in as_field)
                 read += [n.name for n in as_field if n.name in params and n.name not in read]
-        for node in A.walk(h.decl.body):
-            if isinstance(node, A.Assign) and isinstance(node.target, A.Field) \
-                    and isinstance(node.target.obj, A.Name) and node.target.obj.name == "event":
-                assigned.add(node.target.name)
+        assigned.update(f for f in (_assigned_field(n, "event") for n in A.walk(h.decl.body)) if f is not None)
     return _HandlersUse(known, known and through, assigned, read)
 
 
@@ -92,13 +100,12 @@ def event_reads(name: str, stmts: list):
     needed as a value."""
     reads, mentions = set(), 0
     for node in A.walk(stmts):
-        if isinstance(node, A.Assign) and isinstance(node.target, A.Field) \
-                and isinstance(node.target.obj, A.Name) and node.target.obj.name == name:
+        if _assigned_field(node, name) is not None:
             return None
         if isinstance(node, A.Name) and node.name == name:
             mentions += 1
-        elif isinstance(node, A.Field) and isinstance(node.obj, A.Name) and node.obj.name == name:
-            reads.add(node.name)
+        elif (field := _field_of(node, name)) is not None:
+            reads.add(field)
             mentions -= 1
     return reads if mentions == 0 else None
 

@@ -21,9 +21,9 @@ import sys
 from typing import Optional
 
 from .builtins import BUILTINS, ScriptFault
-from .scripting import (CALL_BUDGET, DEFAULT_BUDGET, SCRIPT_FAILURES, Decision, make_decision, OutOfSteps, ScriptError,
-                        behaviour, divide_down, divide_up, index_item, narrate, no_choice_here, no_player, not_an_entry,
-                        remainder, check_nesting, script_error, secret_choice, too_deep)
+from .scripting import (CALL_BUDGET, DEFAULT_BUDGET, SCRIPT_FAILURES, Decision, OutOfSteps, ScriptError,
+                        behaviour, divide_down, divide_up, index_item, make_decision, narrate, no_choice_here, no_player,
+                        not_an_entry, remainder, check_nesting, script_error, secret_choice, too_deep)
 from .scripting import INT_BOUND, MAX_LENGTH, checked_budget, sized
 from .world import Event, Thing, World, Zone, owner_of
 

@@ -178,10 +178,11 @@ def _pushed_local(code: list, pc: int, leaders: set):
 
 def _stores_itself(code: list, pc: int, leaders: set) -> bool:
     """A store of a local's own value into it (what an applied copy leaves): it changes nothing."""
-    return code[pc][0] in (O.STORE_LOCAL, O.STORE_LOAD) and _stored(code, pc) == _pushed_local(code, pc, leaders)
+    return code[pc][0] in (O.STORE_LOCAL, O.STORE_LOAD) and stored_local(code, pc) == _pushed_local(code, pc, leaders)
 
 
-def _stored(code: list, pc: int):
+def stored_local(code: list, pc: int):
+    """The local the instruction at pc stores the top of the stack in, else None."""
     op, arg = code[pc]
     return arg if op == O.STORE_LOCAL else arg[0] if op == O.STORE_LOAD else None
 
@@ -197,7 +198,7 @@ def _standing_copies(fn, code: list, heads: frozenset, leaders: set) -> dict:
     found: dict = {}
     aliases, originals = set(), set()
     for pc in range(len(code)):
-        alias, original = _stored(code, pc), _pushed_local(code, pc, leaders)
+        alias, original = stored_local(code, pc), _pushed_local(code, pc, leaders)
         if (alias is None or original is None or alias == original or alias < fn.nparams or sets.get(alias) != 1
                 or alias in unset_first or alias in originals or original in aliases):
             continue

@@ -34,8 +34,8 @@ from . import opcodes as O
 from .builtins import BUILTINS
 from .ranges import BARE, IN_BOUNDS, NUMBERS, SEQUENCES, Ranges
 from .scripting import MAX_DEPTH, loops_of
-from .localflow import (BRANCHES, branch_targets, locals_set, propagate_copies, read_before_set, switch_as_guard,
-                        switch_heads)
+from .localflow import (BRANCHES, branch_targets, locals_set, propagate_copies, read_before_set, stored_local,
+                        switch_as_guard, switch_heads)
 from .structure import Arm, Block, Tally, Unstructured, dispatch, structure
 
 
@@ -157,10 +157,7 @@ class _BlockWriter:
         at = self.pc + 1
         if at < self.end and self.code[at][0] == O.DUP:
             at += 1
-        if at >= self.end:
-            return None
-        op, arg = self.code[at]
-        return arg if op == O.STORE_LOCAL else arg[0] if op == O.STORE_LOAD else None
+        return stored_local(self.code, at) if at < self.end else None
 
     def result(self, *lines: str) -> None:
         """Statements whose value (assigned to next_slot()) is pushed: calls, decisions."""
@@ -386,6 +383,14 @@ def _unfrozen(text: str, ref) -> str:
     return ref[1] if type(ref) is tuple and ref[0] == FROZEN else text
 
 
+def _in_place(text: str, _kind, ref) -> str:
+    """A collection for a reader that keeps none of it (a roll, a decision's options): a
+    zone's own list or a list before its freezing, with no copy made."""
+    if type(ref) is tuple and ref[0] in (ZONE_ITEMS, FROZEN):
+        return ref[1]
+    return text
+
+
 def _move(w, arg):
     """Every thing of a zone still pending on the stack moves from its own list (move_all),
     with no copy made first: the same moves as one by one, in its order."""
@@ -406,10 +411,7 @@ def _move(w, arg):
 def _roll(w, arg):
     """A roll changes faces, never a zone's order: a zone's things still pending on the
     stack are rolled from its own list, with no copy made first."""
-    text, _, ref = w.pop_item()
-    if type(ref) is tuple and ref[0] == ZONE_ITEMS:
-        text = ref[1]
-    w.stmt(CLEAR_MEMO, f"_W.roll({_unfrozen(text, ref)})")
+    w.stmt(CLEAR_MEMO, f"_W.roll({_in_place(*w.pop_item())})")
 
 
 def _build_list(w, n):
@@ -831,8 +833,7 @@ def _decide(kind: str):
         """The options are read where the decision is made, the agent given a list of its
         own (`_list`): a zone's things or a list a loop built need no snapshot first."""
         player = w.pop_item()
-        text, _, ref = w.pop_item()
-        options = ref[1] if type(ref) is tuple and ref[0] == ZONE_ITEMS else _unfrozen(text, ref)
+        options = _in_place(*w.pop_item())
         slot = w.next_slot()
         w.result(f"_o = {options}", f"_p = {player[0]}",
                  "if _p is None: _no_player()",
@@ -1096,11 +1097,14 @@ def _blocks(fn, ctx: _Context, index: int, arithmetic: dict, tallies: "FaceTalli
     number = {pc: i for i, pc in enumerate(starts)}
     bounds = list(zip(starts, starts[1:] + [len(code)]))
     ways_in: dict = {}
+    only_way: dict = {}  # pc -> whether every way into it is its block's one forward way on
     for start, end in bounds:
         last = end - 1
-        for t in (branch_targets(code, last, heads) if code[last][0] in BRANCHES else [end]):
+        targets = branch_targets(code, last, heads) if code[last][0] in BRANCHES else [end]
+        for t in targets:
             ways_in[t] = ways_in.get(t, 0) + 1
-    joins = join_names(code, bounds, heads, {pc for pc, n in ways_in.items() if n > 1})
+            only_way[t] = only_way.get(t, True) and len(targets) == 1 and t > last
+    joins = join_names(code, only_way, {pc for pc, n in ways_in.items() if n > 1})
     after_miss = frozenset(miss for pc, (op, arg) in enumerate(code) if op == O.SWITCH_VAR
                            for miss in [switch_as_guard(arg, pc)[1]]
                            if ways_in.get(miss) == 1 and miss < len(code) and code[miss][0] == O.SWITCH_VAR)
@@ -1150,25 +1154,19 @@ def _blocks(fn, ctx: _Context, index: int, arithmetic: dict, tallies: "FaceTalli
     return [blocks.get(i, Block([("_ran_off()", 0)])) for i in range(len(starts))]
 
 
-def join_names(code: list, bounds: list, heads: frozenset, joins: set) -> dict:
+def join_names(code: list, only_way: dict, joins: set) -> dict:
     """Where blocks join, the local the top of the stack arrives in, else None (it arrives
     in `_s<depth>` as the rest of the stack does). A value the join's first instruction
     stores in a local (`STORE_LOCAL 9`) arrives in that local itself when every way in is
-    its block's one way on and goes forward: the value is set where the interpreter still
-    holds it on its stack, but nothing runs in between (a forward jump spends no step,
-    reads nothing and cannot fail), so no read, failure or step can tell. The join's
-    store then has nothing left to do."""
-    only_way: dict = {}  # pc -> whether every way into it is its block's one forward way on
-    for start, end in bounds:
-        last = end - 1
-        targets = branch_targets(code, last, heads) if code[last][0] in BRANCHES else [end]
-        for t in targets:
-            only_way[t] = only_way.get(t, True) and len(targets) == 1 and t > last
+    its block's one way on and goes forward (`only_way`): the value is set where the
+    interpreter still holds it on its stack, but nothing runs in between (a forward jump
+    spends no step, reads nothing and cannot fail), so no read, failure or step can tell.
+    The join's store then has nothing left to do."""
     names = dict.fromkeys(joins)
     for pc in joins:
-        op, arg = code[pc] if pc < len(code) else (None, None)
-        if only_way[pc] and op in (O.STORE_LOCAL, O.STORE_LOAD):
-            names[pc] = f"l{arg if op == O.STORE_LOCAL else arg[0]}"
+        local = stored_local(code, pc) if pc < len(code) and only_way[pc] else None
+        if local is not None:
+            names[pc] = f"l{local}"
     return names
 
 

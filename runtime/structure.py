@@ -387,8 +387,7 @@ class _Writer:
         store = f"{items} = "
         if not (movable and at and self.lines[at - 1][1].startswith(store)):
             return items
-        value = self.lines.pop(at - 1)[1][len(store):]
-        return value
+        return self.lines.pop(at - 1)[1][len(store):]
 
     def _plain_break(self, frames: list, br: tuple) -> bool:
         """Whether this jump out of a loop's `else` arm would be just `break`."""
