@@ -29,9 +29,11 @@ import copy
 import re
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from . import opcodes as O
 from .builtins import BUILTINS
+from .fieldtables import table_keys
 from .ranges import BARE, IN_BOUNDS, NUMBERS, SEQUENCES, Ranges
 from .scripting import MAX_DEPTH, loops_of
 from .localflow import (BRANCHES, branch_targets, locals_set, propagate_copies, read_before_set, stored_local,
@@ -210,6 +212,7 @@ class _Context:
         self.generators = generators
         self.depth = depth
         self.kinds = program.kinds
+        self.field_tables = {key: f"_F{n}" for n, key in enumerate(table_keys(program))}
         self._ranges = None
 
     def arithmetic(self, index: int) -> dict:
@@ -319,8 +322,18 @@ def _store_load(w, arg):
     _load_local(w, arg[1])
 
 
+class KindTested(NamedTuple):
+    """The `ref` of an AS_ENTRY's value left for the ENTRY_FIELD after it, whose table tests the kind."""
+    kind: str
+
+
 def _entry_field(w, name):
-    w.push(f"_E[{w.pop()}][{_const(name)}]", EXPR, NOT_ZONE)  # entries hold constants, never a zone
+    """One look-up in the field's table (runtime/fieldtables.py), which tests the kind too
+    after an AS_ENTRY that left it the value (_as_entry)."""
+    value, _, ref = w.pop_item()
+    table = w.ctx.field_tables.get((ref.kind if type(ref) is KindTested else None, name))
+    text = f"{table}[{value}]" if table else f"_E[{value}][{_const(name)}]"  # no entry has the field
+    w.push(text, EXPR, NOT_ZONE)  # entries hold constants, never a zone
 
 
 def _zone(w, z):
@@ -594,6 +607,7 @@ def _only_stores(w, group: dict, things: str) -> bool:
 
 
 _LOCAL_NAME = re.compile(r"l\d+")
+_THINGS_ENTRY = re.compile(r"l\d+\.entry")
 
 
 class FaceTallies:
@@ -737,7 +751,14 @@ def _index(w, arg):
 
 
 def _as_entry(w, kind):
-    value, entries = w.pop(), w.ctx.kinds.get(kind, ())  # the interpreter's AS_ENTRY test, in place
+    """The interpreter's AS_ENTRY test, in place; or left to the field read just after it,
+    where the value is a thing's entry (a text: a table's look-up cannot fail on a list)."""
+    value, entries = w.pop(), w.ctx.kinds.get(kind, ())
+    at = w.pc + 1
+    if (at < w.end and w.code[at][0] == O.ENTRY_FIELD and _THINGS_ENTRY.fullmatch(value)
+            and (kind, w.code[at][1]) in w.ctx.field_tables):
+        w.push(value, EXPR, KindTested(kind))
+        return
     w.push(f"(_t if (_t := {value}) in {_const(entries)} or _t is None else _not_entry(_t, {_const(kind)}))")
 
 
