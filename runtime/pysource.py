@@ -328,11 +328,14 @@ class KindTested(NamedTuple):
 
 
 def _entry_field(w, name):
-    """One look-up in the field's table (runtime/fieldtables.py), which tests the kind too
-    after an AS_ENTRY that left it the value (_as_entry)."""
+    """After an AS_ENTRY that left it the value (_as_entry), the kind's table of the field
+    tests the kind too (runtime/fieldtables.py)."""
     value, _, ref = w.pop_item()
-    table = w.ctx.field_tables.get((ref.kind if type(ref) is KindTested else None, name))
-    text = f"{table}[{value}]" if table else f"_E[{value}][{_const(name)}]"  # no entry has the field
+    if type(ref) is KindTested:
+        table = w.ctx.field_tables[(ref.kind, name)]
+        text = f"({table}[_t] if (_t := {value}) in {table} else _field_miss(_t, {_const(ref.kind)}, {_const(name)}))"
+    else:
+        text = f"_E[{value}][{_const(name)}]"
     w.push(text, EXPR, NOT_ZONE)  # entries hold constants, never a zone
 
 
@@ -752,7 +755,7 @@ def _index(w, arg):
 
 def _as_entry(w, kind):
     """The interpreter's AS_ENTRY test, in place; or left to the field read just after it,
-    where the value is a thing's entry (a text: a table's look-up cannot fail on a list)."""
+    where the value is a thing's entry (a text: a dict's test cannot fail on a list)."""
     value, entries = w.pop(), w.ctx.kinds.get(kind, ())
     at = w.pc + 1
     if (at < w.end and w.code[at][0] == O.ENTRY_FIELD and _THINGS_ENTRY.fullmatch(value)
