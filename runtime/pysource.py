@@ -25,6 +25,7 @@ given only the helpers in runtime/fastvm.py.
 """
 from __future__ import annotations
 
+import ast
 import copy
 import re
 
@@ -737,10 +738,12 @@ def _count_from_tally(w) -> None:
 def _index(w, arg):
     """INDEX tests the bounds in place and calls _index (which says what is wrong) only when
     they fail (not at all where runtime/ranges.py proved the index inside a tuple's
-    length). Where evaluating the index could fail (it is neither a number written out nor
-    a local) after the list's own evaluation failed, the call keeps the interpreter's order."""
+    length). An index that is neither a number written out nor a local is evaluated first,
+    into `_n`, where the list is a constant or a local (reading it cannot fail, and nothing
+    the index does changes it); otherwise the call keeps the interpreter's order, in which
+    the list's evaluation may fail before the index's."""
     i = w.pop()
-    a = w.pop()
+    a, a_kind, _ = w.pop_item()
     if w.arithmetic.get(w.pc) == IN_BOUNDS:  # runtime/ranges.py proved it: no test
         w.push(f"({a})[{i}]")
     elif _LOCAL_NAME.fullmatch(a) and i.isdigit():  # a number written out is never negative
@@ -749,8 +752,16 @@ def _index(w, arg):
         w.push(f"({a}[{i}] if 0 <= {i} < _len({a}) else _index({a}, {i}))")
     elif i.isdigit():
         w.push(f"(_t[{i}] if {i} < _len(_t := {a}) else _index(_t, {i}))")
+    elif a_kind in (CONST, LOCAL, SLOT):  # read after the index, as nothing the index does can change it
+        w.push(f"({a}[_n] if 0 <= (_n := {i}) < {_length_of(a, a_kind)} else _index({a}, _n))")
     else:
         w.push(f"_index({a}, {i})")
+
+
+def _length_of(text: str, kind: int) -> str:
+    """A list's length: written out when it is a constant."""
+    value = ast.literal_eval(text) if kind == CONST else None
+    return str(len(value)) if type(value) in (tuple, str) else f"_len({text})"
 
 
 def _as_entry(w, kind):
