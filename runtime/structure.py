@@ -436,7 +436,10 @@ class _Writer:
 
 def _negated(cond: str) -> str:
     """The opposite test: `not (c)`, or c itself where cond is `not c`."""
-    test = ast.parse(cond, mode="eval").body
+    try:
+        test = ast.parse(cond, mode="eval").body
+    except SyntaxError:  # a test only an `if` takes as it stands (`_v := x`)
+        test = None
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
         return ast.get_source_segment(cond, test.operand)
     return f"not ({cond})"
