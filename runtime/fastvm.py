@@ -21,6 +21,7 @@ import sys
 from typing import Optional
 
 from .builtins import BUILTINS, ScriptFault
+from .fieldtables import tables as field_tables
 from .scripting import (CALL_BUDGET, DEFAULT_BUDGET, SCRIPT_FAILURES, Decision, OutOfSteps, ScriptError,
                         behaviour, divide_down, divide_up, index_item, make_decision, narrate, no_choice_here, no_player,
                         not_an_entry, remainder, check_nesting, script_error, secret_choice, too_deep)
@@ -57,6 +58,7 @@ def _helpers(program) -> dict:
     }
     for i, builtin in enumerate(BUILTINS):
         names[f"_b{i}"] = builtin.impl
+    names.update(field_tables(program))
     return names
 
 
@@ -163,7 +165,8 @@ def _translator_digest() -> str:
     from pathlib import Path
     from runebook.paths import code_digest
     here = Path(__file__).parent
-    return code_digest(here / "pysource.py", here / "localflow.py", here / "structure.py", here / "ranges.py")
+    return code_digest(here / "pysource.py", here / "localflow.py", here / "structure.py", here / "ranges.py",
+                       here / "fieldtables.py")
 
 
 def _cache_name(program) -> str:

@@ -25,13 +25,16 @@ given only the helpers in runtime/fastvm.py.
 """
 from __future__ import annotations
 
+import ast
 import copy
 import re
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from . import opcodes as O
 from .builtins import BUILTINS
+from .fieldtables import table_keys
 from .ranges import BARE, IN_BOUNDS, NUMBERS, SEQUENCES, Ranges
 from .scripting import MAX_DEPTH, loops_of
 from .localflow import (BRANCHES, branch_targets, locals_set, propagate_copies, read_before_set, stored_local,
@@ -210,6 +213,7 @@ class _Context:
         self.generators = generators
         self.depth = depth
         self.kinds = program.kinds
+        self.field_tables = {key: f"_F{n}" for n, key in enumerate(table_keys(program))}
         self._ranges = None
 
     def arithmetic(self, index: int) -> dict:
@@ -319,8 +323,21 @@ def _store_load(w, arg):
     _load_local(w, arg[1])
 
 
+class KindTested(NamedTuple):
+    """The `ref` of an AS_ENTRY's value left for the ENTRY_FIELD after it, whose table tests the kind."""
+    kind: str
+
+
 def _entry_field(w, name):
-    w.push(f"_E[{w.pop()}][{_const(name)}]", EXPR, NOT_ZONE)  # entries hold constants, never a zone
+    """After an AS_ENTRY that left it the value (_as_entry), the kind's table of the field
+    tests the kind too (runtime/fieldtables.py)."""
+    value, _, ref = w.pop_item()
+    if type(ref) is KindTested:
+        table = w.ctx.field_tables[(ref.kind, name)]
+        text = f"({table}[_t] if (_t := {value}) in {table} else _field_miss(_t, {_const(ref.kind)}, {_const(name)}))"
+    else:
+        text = f"_E[{value}][{_const(name)}]"
+    w.push(text, EXPR, NOT_ZONE)  # entries hold constants, never a zone
 
 
 def _zone(w, z):
@@ -594,6 +611,7 @@ def _only_stores(w, group: dict, things: str) -> bool:
 
 
 _LOCAL_NAME = re.compile(r"l\d+")
+_THINGS_ENTRY = re.compile(r"l\d+\.entry")
 
 
 class FaceTallies:
@@ -720,10 +738,12 @@ def _count_from_tally(w) -> None:
 def _index(w, arg):
     """INDEX tests the bounds in place and calls _index (which says what is wrong) only when
     they fail (not at all where runtime/ranges.py proved the index inside a tuple's
-    length). Where evaluating the index could fail (it is neither a number written out nor
-    a local) after the list's own evaluation failed, the call keeps the interpreter's order."""
+    length). An index that is neither a number written out nor a local is evaluated first,
+    into `_n`, where the list is a constant or a local (reading it cannot fail, and nothing
+    the index does changes it); otherwise the call keeps the interpreter's order, in which
+    the list's evaluation may fail before the index's."""
     i = w.pop()
-    a = w.pop()
+    a, a_kind, _ = w.pop_item()
     if w.arithmetic.get(w.pc) == IN_BOUNDS:  # runtime/ranges.py proved it: no test
         w.push(f"({a})[{i}]")
     elif _LOCAL_NAME.fullmatch(a) and i.isdigit():  # a number written out is never negative
@@ -732,12 +752,27 @@ def _index(w, arg):
         w.push(f"({a}[{i}] if 0 <= {i} < _len({a}) else _index({a}, {i}))")
     elif i.isdigit():
         w.push(f"(_t[{i}] if {i} < _len(_t := {a}) else _index(_t, {i}))")
+    elif a_kind in (CONST, LOCAL, SLOT):  # read after the index, as nothing the index does can change it
+        w.push(f"({a}[_n] if 0 <= (_n := {i}) < {_length_of(a, a_kind)} else _index({a}, _n))")
     else:
         w.push(f"_index({a}, {i})")
 
 
+def _length_of(text: str, kind: int) -> str:
+    """A list's length: written out when it is a constant."""
+    value = ast.literal_eval(text) if kind == CONST else None
+    return str(len(value)) if type(value) in (tuple, str) else f"_len({text})"
+
+
 def _as_entry(w, kind):
-    value, entries = w.pop(), w.ctx.kinds.get(kind, ())  # the interpreter's AS_ENTRY test, in place
+    """The interpreter's AS_ENTRY test, in place; or left to the field read just after it,
+    where the value is a thing's entry (a text: a dict's test cannot fail on a list)."""
+    value, entries = w.pop(), w.ctx.kinds.get(kind, ())
+    at = w.pc + 1
+    if (at < w.end and w.code[at][0] == O.ENTRY_FIELD and _THINGS_ENTRY.fullmatch(value)
+            and (kind, w.code[at][1]) in w.ctx.field_tables):
+        w.push(value, EXPR, KindTested(kind))
+        return
     w.push(f"(_t if (_t := {value}) in {_const(entries)} or _t is None else _not_entry(_t, {_const(kind)}))")
 
 

@@ -28,6 +28,7 @@ loop (dispatch()), which handles any graph.
 """
 from __future__ import annotations
 
+import ast
 from dataclasses import dataclass, field
 
 
@@ -230,6 +231,8 @@ class _Layout:
 # of tests nests one level deeper, and a function nested too deep is laid out as a dispatch
 # loop (runtime/pysource.py's MAX_INDENT).
 INVERT_BELOW = 40
+# An arm of an `if` this many lines long goes after its `else` when that is shorter (_shorter_arm_first).
+LONG_ARM = 8
 
 
 class _Writer:
@@ -333,6 +336,7 @@ class _Writer:
 
     def _if(self, arms: list, frames: list, indent: int, first: bool = True) -> None:
         frames = frames + [("if",)]
+        starts = []  # where each arm's lines start
         for i, (cond, pc, body) in enumerate(arms):
             if cond is None and len(body) == 1 and body[0][0] == "if":
                 # `else:` holding only an `if` goes on as `elif` (a chain of tests stays
@@ -340,6 +344,7 @@ class _Writer:
                 self._if(body[0][1], frames, indent, first=False)
                 return
             at = len(self.lines)
+            starts.append(at)
             if cond is None:
                 self.lines.append((indent, "else:", pc))
             else:
@@ -358,6 +363,21 @@ class _Writer:
                 self.lines[at] = (indent, f"{'if' if first else 'elif'} not ({cond}):", pc)
                 self.seq(arms[1][2], frames, indent + 1)
                 return
+        if len(arms) >= 2 and arms[-1][0] is None:
+            self._shorter_arm_first(starts[-2], starts[-1], arms[-2][0])
+
+    def _shorter_arm_first(self, at: int, at_else: int, cond: str) -> None:
+        """`if c: <long> else: <short>` written `if not c: <short> else: <long>`: the test's
+        jump then goes past the short arm. Past 255 code units a jump takes an EXTENDED_ARG,
+        which keeps CPython 3.11 from specialising the comparison just before it."""
+        if at_else >= len(self.lines):  # the `else` did nothing and was left out
+            return
+        head, otherwise = self.lines[at], self.lines[at_else]
+        then, other = self.lines[at + 1:at_else], self.lines[at_else + 1:]
+        if len(then) <= LONG_ARM or len(other) >= len(then):
+            return
+        keyword = head[1].split(" ", 1)[0]  # `if`, or `elif` in a chain
+        self.lines[at:] = [(head[0], f"{keyword} {_negated(cond)}:", head[2]), *other, otherwise, *then]
 
     def _foreach(self, node, frames: list, frame, indent: int) -> bool:
         """Write a loop over a list as `for`, when its one way out is running out of items."""
@@ -412,6 +432,17 @@ class _Writer:
                 self.lines.append((indent + 1, text, -1))
         if passing:  # every flag still set here belongs to a jump that leaves this loop as well
             self.lines.append((indent, "if _go: break", -1))
+
+
+def _negated(cond: str) -> str:
+    """The opposite test: `not (c)`, or c itself where cond is `not c`."""
+    try:
+        test = ast.parse(cond, mode="eval").body
+    except SyntaxError:  # a test only an `if` takes as it stands (`_v := x`)
+        test = None
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        return ast.get_source_segment(cond, test.operand)
+    return f"not ({cond})"
 
 
 def structure(blocks: list, tally: Tally | None = None) -> tuple[list, bool]:
