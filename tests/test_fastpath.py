@@ -22,6 +22,7 @@ identical observable behaviour:
 from __future__ import annotations
 
 import ast
+import collections
 import io
 import random
 import re
@@ -422,6 +423,32 @@ def test_errors_are_identical(case, options, budget):
     recorded, quiet = compare(ref, ("fast", "dispatch"), "first", 1, 1, options, budget)
     assert recorded.error is not None and recorded.error[0].startswith("E05"), recorded.error
     assert quiet.error == recorded.error  # whether or not anybody reads the narration
+
+
+def test_budgets_ending_inside_the_arms_of_a_held_entry_switch():
+    """The held_switch pack's act site switches on the player's role, one arm per role, in a
+    loop: for every role, with and without the arm that fails, and with every budget that ends
+    the match somewhere in it, both engines and layouts end with the same error (code, line,
+    column, script chain), decisions, budget and world, recorded and quiet."""
+    ref = str(TEST_PACKS / "held_switch")
+    prog = program(ref)
+    innermost = collections.Counter()
+    for role in prog.kinds["role"]:
+        for fault in (False, True):
+            options = {"start": role, "fault": fault}
+            whole = play(ref, "interp", "first", 1, 1, False, options, 20_000)
+            spent = 20_000 - whole.budget
+            assert (whole.error is None) is not (fault and role in FAILING_ROLES), whole.error
+            assert spent > 10 or whole.error
+            for budget in range(1, spent + 2):
+                recorded, quiet = compare(ref, ("fast", "dispatch"), "first", 1, 1, options, budget)
+                if recorded.error is not None:
+                    innermost[recorded.error[0], recorded.error[-1][-1][0]] += 1
+    # the budget ran out inside the arms' calls, and the failing arm failed in its function
+    assert innermost["E0501", "fn effort"] > 0 and innermost["E0502", "fn share"] > 0, innermost
+
+
+FAILING_ROLES = {"smith", "cooper", "miller"}  # the roles whose arm calls share()
 
 
 def test_failing_log_lines_are_identical():
