@@ -1241,7 +1241,7 @@ MAX_INDENT = 80
 
 
 def translate_function(fn, index: int, ctx: _Context, force_dispatch: bool = False) -> FunctionSource:
-    arithmetic = ctx.arithmetic(index) if ctx.program.functions[index] is fn else {}
+    arithmetic = ctx.arithmetic(index)
     fn = copy.copy(fn)
     fn.code = propagate_copies(fn)  # the same instructions, some reading another local
     tallies = FaceTallies.of(fn)
