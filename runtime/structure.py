@@ -76,6 +76,12 @@ class Tally:
     enter: str
     leave: str
 
+    def head(self, indent: int) -> list:
+        return [(indent, self.enter, -1), (indent, "try:", -1)]
+
+    def tail(self, indent: int) -> list:
+        return [(indent, "finally:", -1), (indent + 1, self.leave, -1)]
+
 
 # ------------------------------------------------------------------ the graph
 def _reverse_postorder(blocks: list) -> list:
@@ -325,14 +331,14 @@ class _Writer:
         already counts those of the loops inside it)."""
         tally = self.blocks[node[1]].tally if self.tally is None else None
         if tally is not None:
-            self.lines += [(indent, tally.enter, -1), (indent, "try:", -1)]
+            self.lines += tally.head(indent)
             frames, indent, self.tally = frames + [("if",)], indent + 1, tally
         frame = self._frame("loop", node[1])
         if not self._foreach(node, frames + [frame], frame, indent):
             self._loop(node[2], frames + [frame], frame, indent, closing_break=False)
         if tally is not None:
             self.tally = None
-            self.lines += [(indent - 1, "finally:", -1), (indent, tally.leave, -1)]
+            self.lines += tally.tail(indent - 1)
 
     def _if(self, arms: list, frames: list, indent: int, first: bool = True) -> None:
         frames = frames + [("if",)]
@@ -360,7 +366,7 @@ class _Writer:
                 del self.lines[at:]
             elif i == 0 and len(arms) == 2 and arms[1][0] is None and indent < INVERT_BELOW:
                 del self.lines[at + 1:]
-                self.lines[at] = (indent, f"{'if' if first else 'elif'} not ({cond}):", pc)
+                self.lines[at] = (indent, f"{'if' if first else 'elif'} {_negated(cond)}:", pc)
                 self.seq(arms[1][2], frames, indent + 1)
                 return
         if len(arms) >= 2 and arms[-1][0] is None:
@@ -466,8 +472,7 @@ def structure(blocks: list, tally: Tally | None = None) -> tuple[list, bool]:
         realized |= writer.wanted
     lines = writer.lines
     if tally is not None:
-        lines = [(0, tally.enter, -1), (0, "try:", -1), *((indent + 1, text, pc) for indent, text, pc in lines),
-                 (0, "finally:", -1), (1, tally.leave, -1)]
+        lines = [*tally.head(0), *((indent + 1, text, pc) for indent, text, pc in lines), *tally.tail(0)]
     return lines, bool(writer.flags)
 
 
