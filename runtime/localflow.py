@@ -178,7 +178,8 @@ def _pushed_local(code: list, pc: int, leaders: set):
 
 def _stores_itself(code: list, pc: int, leaders: set) -> bool:
     """A store of a local's own value into it (what an applied copy leaves): it changes nothing."""
-    return code[pc][0] in (O.STORE_LOCAL, O.STORE_LOAD) and stored_local(code, pc) == _pushed_local(code, pc, leaders)
+    local = stored_local(code, pc)
+    return local is not None and local == _pushed_local(code, pc, leaders)
 
 
 def stored_local(code: list, pc: int):

@@ -396,13 +396,9 @@ def _freeze(w, arg):
     w.push(f"_tuple({x})", EXPR, (FROZEN, x))
 
 
-def _unfrozen(text: str, ref) -> str:
-    return ref[1] if type(ref) is tuple and ref[0] == FROZEN else text
-
-
 def _in_place(text: str, _kind, ref) -> str:
-    """A collection for a reader that keeps none of it (a roll, a decision's options): a
-    zone's own list or a list before its freezing, with no copy made."""
+    """A collection for a reader that keeps none of it (a move, a roll, a decision's
+    options): a zone's own list or a list before its freezing, with no copy made."""
     if type(ref) is tuple and ref[0] in (ZONE_ITEMS, FROZEN):
         return ref[1]
     return text
@@ -412,10 +408,11 @@ def _move(w, arg):
     """Every thing of a zone still pending on the stack moves from its own list (move_all),
     with no copy made first: the same moves as one by one, in its order."""
     zone = w.pop_item()
-    text, _, ref = w.pop_item()
-    text = _unfrozen(text, ref)
-    if type(ref) is tuple and ref[0] == ZONE_ITEMS:
-        w.stmt(CLEAR_MEMO, f"_mt, _md = {ref[1]}, {zone[0]}\nif _mt: _W.move_all(_mt, _md, {_const(arg)})")
+    text, kind, ref = w.pop_item()
+    whole_zone = type(ref) is tuple and ref[0] == ZONE_ITEMS
+    text = _in_place(text, kind, ref)
+    if whole_zone:
+        w.stmt(CLEAR_MEMO, f"_mt, _md = {text}, {zone[0]}\nif _mt: _W.move_all(_mt, _md, {_const(arg)})")
     else:  # one thing, most moves, written in place (World.move's own steps); else World.move
         join = "_md.items.insert(0, _mt)" if arg == "top" else "_md.items.append(_mt)"
         w.stmt(CLEAR_MEMO, f"_mt, _md = {text}, {zone[0]}\n"

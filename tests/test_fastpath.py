@@ -425,6 +425,9 @@ def test_errors_are_identical(case, options, budget):
     assert quiet.error == recorded.error  # whether or not anybody reads the narration
 
 
+FAILING_ROLES = {"smith", "cooper", "miller"}  # the held_switch roles whose arm calls share()
+
+
 def test_budgets_ending_inside_the_arms_of_a_held_entry_switch():
     """The held_switch pack's act site switches on the player's role, one arm per role, in a
     loop: for every role, with and without the arm that fails, and with every budget that ends
@@ -447,8 +450,6 @@ def test_budgets_ending_inside_the_arms_of_a_held_entry_switch():
     # the budget ran out inside the arms' calls, and the failing arm failed in its function
     assert innermost["E0501", "fn effort"] > 0 and innermost["E0502", "fn share"] > 0, innermost
 
-
-FAILING_ROLES = {"smith", "cooper", "miller"}  # the roles whose arm calls share()
 
 
 def test_failing_log_lines_are_identical():
